@@ -1,0 +1,61 @@
+// The host contract: everything the core needs from the platform it runs on, and nothing else.
+// An adapter (platforms/node, platforms/moddable, the XS test harness) implements it; the core
+// touches no global of its host (no timers, fetch, console, Buffer, process, TextEncoder).
+
+/** One HTTP exchange the core asks for. The adapter enforces `timeoutMs` itself. */
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Absolute URL: base URL + path + query, already escaped by the core. */
+  url: string;
+  /** Header names as sent. Contains the bearer token: an adapter must never log it. */
+  headers: Record<string, string>;
+  /** JSON text, for POST. The adapter sends it as UTF-8 and counts Content-Length in bytes. */
+  body?: string;
+  timeoutMs: number;
+}
+
+/**
+ * The outcome of one exchange. An adapter never rejects: every failure is one of these kinds.
+ * `maybeDelivered` tells the core whether the server may have acted on the request although no answer
+ * came back (the request was written, then the connection broke or the timer fired). A connection that
+ * was refused, or a name that did not resolve, is `maybeDelivered: false`: nothing can have arrived.
+ */
+export type HttpResult =
+  | { kind: 'response'; status: number; /** raw `Retry-After` header, or null */ retryAfter: string | null; body: string }
+  | { kind: 'network'; message: string; maybeDelivered: boolean }
+  | { kind: 'timeout'; maybeDelivered: boolean };
+
+export type TimerHandle = unknown;
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export type SampleValue = number | boolean | string;
+
+/**
+ * Optional durable storage for the queue. With it, a sample counts as queued only once `append` has
+ * returned; after a crash, `load` gives back every sample not yet acknowledged, oldest first.
+ * Sequence numbers are assigned by the core, increase by one per accepted sample, and survive restarts
+ * (the core continues from the highest loaded `seq` + 1, or from `nextSeq` when nothing is pending).
+ */
+export interface QueueStorage {
+  /** Visits every unacknowledged sample, oldest first; returns the next sequence number to use. */
+  load(visit: (seq: number, resource: number, value: SampleValue) => void): number;
+  /** Records one accepted sample. Throws if it could not be written. */
+  append(seq: number, resource: number, value: SampleValue): void;
+  /** Every sample with a sequence number ≤ `seq` is finished (delivered, set aside or dropped). */
+  ack(seq: number): void;
+  /** Releases files or handles; called by `stop()`. */
+  close?(): void;
+}
+
+export interface Host {
+  request(req: HttpRequest): Promise<HttpResult>;
+  /** Monotonic milliseconds; never goes back, unrelated to wall time. */
+  now(): number;
+  /** One-shot timer. */
+  setTimer(ms: number, fn: () => void): TimerHandle;
+  clearTimer(handle: TimerHandle): void;
+  storage?: QueueStorage;
+  /** Log sink. Messages never contain the token. */
+  log?(level: LogLevel, message: string): void;
+}

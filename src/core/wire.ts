@@ -1,0 +1,83 @@
+// The wire types of the service interface (shared/spec/service-interface.md §2, contract.md), in one
+// place. The client parses answers into these; the local service produces them.
+
+/** §2.1: every answer, success or failure (on failure `payload` is null). */
+export interface Envelope<T> {
+  success: boolean;
+  payload: T;
+  message: string;
+}
+
+/** §2.3 */
+export interface Subtype {
+  id_resource_subtype: number;
+  id_resource_type: number;
+  name: string;
+  name_i18n: string;
+  description: string | null;
+  data_format_operation: number;
+  data_restriction_regex: string | null;
+  data_restriction_begin_range: number;
+  data_restriction_end_range: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** §2.4, as read (operations 1, 2, 5, 6): `raw_data` is always a string. */
+export interface Feed {
+  id_resource_feed: number;
+  id_resource: number;
+  raw_data: string;
+  created_at: string;
+}
+
+/** §2.4, as created (operations 3, 4): `raw_data` is the `input` exactly as sent. */
+export interface CreatedFeed {
+  id_resource_feed: number;
+  id_resource: number;
+  raw_data: InputValue;
+  created_at: string;
+}
+
+/** §2.2. A resource without feeds has `id_last_feed` and `last_feed` null (contract, Values). */
+export interface Resource {
+  id_resource: number;
+  id_device: number;
+  id_resource_subtype: number;
+  id_last_feed: number | null;
+  name: string;
+  description: string;
+  lifetime: number;
+  api_requests_usage: number;
+  api_network_usage: number;
+  api_network_income_usage: number;
+  api_network_outgoing_usage: number;
+  lifetime_updated_at: string | null;
+  created_at: string;
+  updated_at: string;
+  active: number;
+  is_alive: boolean;
+  is_dead: boolean;
+  subtype: Subtype;
+  last_feed: Feed | null;
+  data_format: unknown[];
+}
+
+/** `input` may be a number, a boolean or a string (contract, Values). */
+export type InputValue = number | boolean | string;
+
+/** One element of an operation-4 body. */
+export interface FeedInput {
+  id_resource: number;
+  input: InputValue;
+}
+
+/** The service's messages for the two successful answers that carry one (§2.1). */
+export const MESSAGE_FEED_CREATED = 'Resource Feed Created!';
+
+/** Defaults of the local service (contract, Limits); the agent must not assume more. */
+export const LIMITS = {
+  maxIdsInPath: 100,
+  maxBatchElements: 1000,
+  maxBodyBytes: 1024 * 1024,
+} as const;
