@@ -1,0 +1,79 @@
+// How a call to the service failed, in one type the uplink can decide on: retry later, set a batch's
+// element aside, or wait for a new token. Messages never carry the token: whoever builds a FeedError
+// from text that could hold it (a server message, a host's network message) passes it through `redact`.
+
+export type FeedErrorKind = 'network' | 'timeout' | 'http' | 'protocol';
+
+/** The optional parts of a FeedError; each absent part takes the "unknown" value of its field. */
+export interface FeedErrorDetails {
+  status?: number;
+  retryAfterMs?: number;
+  maybeDelivered?: boolean;
+  elementIndex?: number;
+}
+
+export class FeedError extends Error {
+  /** What failed: the connection, the timer, the service (a non-2xx status), or the answer's form. */
+  readonly kind: FeedErrorKind;
+  /** HTTP status for 'http' (and for 'protocol' when an answer came with a status), else 0. */
+  readonly status: number;
+  /** Whether the same request may succeed later: network, timeout, protocol, 408, 429 and 5xx. */
+  readonly retryable: boolean;
+  /** `Retry-After` in ms (delta-seconds form only: the core has no wall clock for a date), or -1. */
+  readonly retryAfterMs: number;
+  /**
+   * Whether the request may have taken effect: as the host reported for network and timeout; true for
+   * a protocol error (a 2xx answer came, so the service may have stored the batch); false for 'http'.
+   */
+  readonly maybeDelivered: boolean;
+  /** Operation 4 only: the request index of the first bad element a 4xx message names, else -1. */
+  readonly elementIndex: number;
+
+  /** `message` must already be free of the token (see `redact`). */
+  constructor(kind: FeedErrorKind, message: string, details?: FeedErrorDetails) {
+    super(message);
+    const status = details?.status ?? 0;
+    this.kind = kind;
+    this.status = status;
+    this.retryable = kind !== 'http' || status === 408 || status === 429 || status >= 500;
+    this.retryAfterMs = details?.retryAfterMs ?? -1;
+    this.maybeDelivered = details?.maybeDelivered ?? false;
+    this.elementIndex = details?.elementIndex ?? -1;
+  }
+}
+
+// On the prototype rather than on each instance: one slot for all errors, and set before any stack
+// trace is taken, so `String(e)` and `e.stack` start with "FeedError:".
+FeedError.prototype.name = 'FeedError';
+
+/** The token was refused (401 or 403): retrying with the same token will not help. */
+export function isAuthError(e: unknown): boolean {
+  return e instanceof FeedError && e.kind === 'http' && (e.status === 401 || e.status === 403);
+}
+
+// Up to 9 digits (about 31 years): a longer value is junk, not a wait.
+const DELTA_SECONDS = /^\s*(\d{1,9})\s*$/;
+
+/** A raw `Retry-After` header in ms: the delta-seconds form, else -1 (absent, an HTTP-date, junk). */
+export function parseRetryAfter(value: string | null): number {
+  const match = value === null ? null : DELTA_SECONDS.exec(value);
+  return match === null ? -1 : Number(match[1]) * 1000;
+}
+
+// The contract's operation-4 messages name the first bad element: `element 3: resource 99 not found`.
+const ELEMENT = /\belement (\d+):/;
+
+/** The element index an operation-4 failure message names, or -1. */
+export function elementIndexOf(message: string): number {
+  const match = ELEMENT.exec(message);
+  return match === null ? -1 : Number(match[1]);
+}
+
+// Any bearer credential, whatever token it carries (a proxy may echo a header we never sent).
+const BEARER = /\bBearer\s+[^\s"',;]+/gi;
+
+/** `text` with every occurrence of `secret`, and any `Bearer <credential>`, replaced by a marker. */
+export function redact(text: string, secret: string | undefined): string {
+  const out = secret ? text.split(secret).join('[redacted]') : text;
+  return out.replace(BEARER, 'Bearer [redacted]');
+}
