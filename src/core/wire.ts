@@ -72,6 +72,30 @@ export interface FeedInput {
   input: InputValue;
 }
 
+/**
+ * Operation 4's answer in a later form of the original platform (contract, vendor docs June 2018):
+ * `payload` is this object instead of the plain array; entries of `failed` are rejected elements.
+ */
+export interface BatchAnswer {
+  success: CreatedFeed[];
+  failed: FailedFeed[];
+}
+
+/**
+ * One rejected element of a BatchAnswer. The public record does not show its fields; the agent takes
+ * `id_resource` as required and the rest as optional hints for mapping it back to its request index.
+ */
+export interface FailedFeed {
+  id_resource: number;
+  /** The element's `input` as sent. */
+  input?: InputValue;
+  /** The element's index in the request body. */
+  index?: number;
+  /** Why it was rejected (either name). */
+  message?: string;
+  error?: string;
+}
+
 /** The service's messages for the two successful answers that carry one (§2.1). */
 export const MESSAGE_FEED_CREATED = 'Resource Feed Created!';
 
