@@ -1,0 +1,346 @@
+// The sample queue: a FIFO ring whose memory is fixed when the agent starts. On the device every object
+// property costs a 16-byte slot, so samples live in parallel typed arrays (which cost their bytes and
+// nothing more), and queuing a number or a boolean allocates nothing. A string's UTF-8 bytes go to a byte
+// ring, the string pool, that holds the strings of the queued samples in queue order with no gap: the
+// oldest string starts at the pool's head, so removing samples from the queue's head frees pool bytes in
+// order, and an eviction behind locked samples slides the locked strings over the freed bytes.
+import type { SampleValue } from './host';
+import { utf8Length, utf8Read, utf8Write } from './utf8';
+
+export type Overflow = 'drop-oldest' | 'drop-newest';
+
+export interface QueueOptions {
+  /** Samples the ring holds (integer ≥ 1). */
+  capacity: number;
+  overflow: Overflow;
+  /** Bytes of the string pool (integer ≥ 0); no string longer than this can be queued. */
+  stringBytes: number;
+  /** Keep a sequence number per sample (durable storage). */
+  withSeq: boolean;
+}
+
+// Results of `push`.
+export const PUSHED = 0, PUSHED_EVICTED = 1, DROPPED_NEW = 2, TOO_LARGE = 3;
+
+const NUMBER = 0, FALSE = 1, TRUE = 2, STRING = 3;
+
+// A string sample keeps `length * LENGTH_UNIT + offset` in its value: an offset below 2^32 and a length
+// below 2^21 stay exact in a double, and need no array of their own.
+const LENGTH_UNIT = 4294967296;
+const MAX_STRING_BYTES = 2097151;
+const MAX_POOL_BYTES = 4294967295;
+
+// Encoding caches the `{"id_resource":N,"input":` prefix of a few resource ids: a device has few resources,
+// and converting the id for every sample would make encode slower than the JSON.stringify it replaces.
+const PREFIXES = 16;
+
+export class SampleQueue {
+  readonly capacity: number;
+  private readonly dropOldest: boolean;
+  private readonly resources: Uint32Array;
+  private readonly kinds: Uint8Array;
+  /** The number, or the packed string length and pool offset; 0 for a boolean. */
+  private readonly values: Float64Array;
+  private readonly ats: Float64Array;
+  private readonly seqs: Float64Array | null;
+  private readonly pool: Uint8Array;
+  private readonly maxStringBytes: number;
+  private readonly prefixIds: Uint32Array;
+  private readonly prefixTexts: string[];
+  private head = 0;
+  private count = 0;
+  private locked = 0;
+  private high = 0;
+  private dropped = 0;
+  /** Next free pool byte; the oldest string starts `poolUsed` bytes before it (wrapping). */
+  private poolTail = 0;
+  private poolUsed = 0;
+
+  /** Throws RangeError on a capacity that is not an integer ≥ 1 or a stringBytes that is not an integer ≥ 0. */
+  constructor(o: QueueOptions) {
+    if (!Number.isInteger(o.capacity) || o.capacity < 1) throw new RangeError('queue capacity must be an integer ≥ 1');
+    if (!Number.isInteger(o.stringBytes) || o.stringBytes < 0 || o.stringBytes > MAX_POOL_BYTES) {
+      throw new RangeError('queue stringBytes must be an integer in [0, 2^32)');
+    }
+    if (o.overflow !== 'drop-oldest' && o.overflow !== 'drop-newest') {
+      throw new RangeError('queue overflow must be drop-oldest or drop-newest');
+    }
+    this.capacity = o.capacity;
+    this.dropOldest = o.overflow === 'drop-oldest';
+    this.resources = new Uint32Array(o.capacity);
+    this.kinds = new Uint8Array(o.capacity);
+    this.values = new Float64Array(o.capacity);
+    this.ats = new Float64Array(o.capacity);
+    this.seqs = o.withSeq ? new Float64Array(o.capacity) : null;
+    this.pool = new Uint8Array(o.stringBytes);
+    this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
+    this.prefixIds = new Uint32Array(PREFIXES);
+    this.prefixTexts = [];
+    for (let i = 0; i < PREFIXES; i++) this.prefixTexts.push('');
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** The most samples ever queued at once. */
+  get highWater(): number {
+    return this.high;
+  }
+
+  /** Samples lost to overflow: old ones evicted plus new ones refused. TOO_LARGE strings are not counted. */
+  get droppedOverflow(): number {
+    return this.dropped;
+  }
+
+  /** Samples locked at the head: a request carries them. */
+  get inFlight(): number {
+    return this.locked;
+  }
+
+  /** Bytes of typed-array memory this queue allocated. */
+  get bytes(): number {
+    const seqBytes = this.seqs === null ? 0 : this.seqs.byteLength;
+    return (
+      this.resources.byteLength + this.kinds.byteLength + this.values.byteLength + this.ats.byteLength +
+      seqBytes + this.pool.byteLength + this.prefixIds.byteLength
+    );
+  }
+
+  /**
+   * Queues one sample. Returns PUSHED, PUSHED_EVICTED (drop-oldest made room), DROPPED_NEW (no room, the
+   * sample is refused) or TOO_LARGE (a string longer than the pool could ever hold). Allocates nothing.
+   * Throws on a misuse the agent rules out first: a resource id that is not an integer in [1, 2^32), a
+   * number that is not finite (JSON has no form for it), a value of another type.
+   */
+  push(resource: number, value: SampleValue, at: number, seq: number): number {
+    if (resource >>> 0 !== resource || resource === 0) throw new RangeError('resource id must be an integer in [1, 2^32)');
+    let kind: number;
+    let bytes = 0;
+    if (typeof value === 'number') {
+      if (value - value !== 0) throw new RangeError('sample value must be a finite number');
+      kind = NUMBER;
+    } else if (typeof value === 'boolean') {
+      kind = value ? TRUE : FALSE;
+    } else if (typeof value === 'string') {
+      bytes = utf8Length(value);
+      if (bytes > this.maxStringBytes) return TOO_LARGE;
+      kind = STRING;
+    } else {
+      throw new TypeError('sample value must be a number, a boolean or a string');
+    }
+    let result = PUSHED;
+    if (this.count === this.capacity || this.poolUsed + bytes > this.pool.length) {
+      if (!this.dropOldest || !this.evictFor(bytes)) {
+        this.dropped++;
+        return DROPPED_NEW;
+      }
+      result = PUSHED_EVICTED;
+    }
+    const j = this.slot(this.count);
+    this.resources[j] = resource;
+    this.kinds[j] = kind;
+    this.ats[j] = at;
+    if (this.seqs !== null) this.seqs[j] = seq;
+    if (kind === STRING) {
+      this.values[j] = bytes * LENGTH_UNIT + this.poolTail;
+      utf8Write(value as string, this.pool, this.poolTail);
+      this.poolTail = this.poolAt(this.poolTail + bytes);
+      this.poolUsed += bytes;
+    } else {
+      this.values[j] = kind === NUMBER ? (value as number) : 0;
+    }
+    if (++this.count > this.high) this.high = this.count;
+    return result;
+  }
+
+  /** `at` of the oldest sample; -1 when the queue is empty. */
+  oldestAt(): number {
+    return this.count === 0 ? -1 : this.ats[this.head];
+  }
+
+  /** Resource of the `i`-th sample from the head. */
+  resourceAt(i: number): number {
+    return this.resources[this.slot(this.check(i))];
+  }
+
+  /** Value of the `i`-th sample from the head. A string sample is decoded: a new string each call. */
+  valueAt(i: number): SampleValue {
+    const j = this.slot(this.check(i));
+    const kind = this.kinds[j];
+    if (kind === NUMBER) return this.values[j];
+    if (kind === STRING) return this.stringAt(j);
+    return kind === TRUE;
+  }
+
+  atAt(i: number): number {
+    return this.ats[this.slot(this.check(i))];
+  }
+
+  /** Sequence number of the `i`-th sample; -1 when the queue keeps none. */
+  seqAt(i: number): number {
+    const j = this.slot(this.check(i));
+    return this.seqs === null ? -1 : this.seqs[j];
+  }
+
+  /**
+   * The operation-4 body for samples [from, from + count): the same text as JSON.stringify of
+   * `{id_resource, input}` objects. Numbers use String(n), which equals JSON's form for finite numbers.
+   */
+  encode(from: number, count: number): string {
+    if (!Number.isInteger(from) || !Number.isInteger(count) || from < 0 || count < 0 || from + count > this.count) {
+      throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.count + ')');
+    }
+    if (count === 0) return '[]';
+    const parts: string[] = [];
+    let j = this.slot(from);
+    for (let n = 0; n < count; n++) {
+      const kind = this.kinds[j];
+      const input =
+        kind === NUMBER ? '' + this.values[j] : kind === TRUE ? 'true' : kind === FALSE ? 'false' : JSON.stringify(this.stringAt(j));
+      parts.push(this.prefix(this.resources[j]) + input);
+      if (++j === this.capacity) j = 0;
+    }
+    // Every element ends with `}`: the separator and the closing text supply it.
+    return '[' + parts.join('},') + '}]';
+  }
+
+  /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
+  lock(count: number): void {
+    this.locked = this.checkCount(count);
+  }
+
+  unlock(): void {
+    this.locked = 0;
+  }
+
+  /** Removes `count` samples from the head (acknowledged or set aside), with their strings and their lock. */
+  shift(count: number): void {
+    this.checkCount(count);
+    if (this.poolUsed > 0) {
+      let freed = 0;
+      let j = this.head;
+      for (let n = 0; n < count; n++) {
+        if (this.kinds[j] === STRING) freed += lengthOf(this.values[j]);
+        if (++j === this.capacity) j = 0;
+      }
+      this.poolUsed -= freed;
+    }
+    this.head = this.slot(count);
+    this.count -= count;
+    this.locked = Math.max(0, this.locked - count);
+  }
+
+  /** Empties the queue and its lock. highWater and droppedOverflow are lifetime counts and stay. */
+  clear(): void {
+    this.head = 0;
+    this.count = 0;
+    this.locked = 0;
+    this.poolTail = 0;
+    this.poolUsed = 0;
+  }
+
+  /**
+   * drop-oldest: evicts the fewest oldest unlocked samples that leave room for one more sample of `bytes`
+   * string bytes. Returns false, evicting nothing, when even evicting every unlocked sample would not.
+   */
+  private evictFor(bytes: number): boolean {
+    const poolBytes = this.pool.length;
+    let evict = 0;
+    let freed = 0;
+    let j = this.slot(this.locked);
+    while (this.count - evict === this.capacity || this.poolUsed - freed + bytes > poolBytes) {
+      if (this.locked + evict === this.count) return false;
+      if (this.kinds[j] === STRING) freed += lengthOf(this.values[j]);
+      evict++;
+      if (++j === this.capacity) j = 0;
+    }
+    if (this.locked > 0) this.slideLocked(evict, freed);
+    this.head = this.slot(evict);
+    this.count -= evict;
+    this.poolUsed -= freed;
+    this.dropped += evict;
+    return true;
+  }
+
+  /**
+   * Moves the locked samples `by` slots toward the tail, over the evicted ones right behind them, and their
+   * strings `freed` bytes forward, over the evicted strings: queue and pool stay gapless and in order. Costs
+   * the locked samples and their bytes (a batch at most), never the whole queue.
+   */
+  private slideLocked(by: number, freed: number): void {
+    const poolStart = this.poolAt(this.poolTail + this.pool.length - this.poolUsed);
+    let lockedBytes = 0;
+    // Backwards, so a sample is read before the slide overwrites it.
+    for (let i = this.locked - 1; i >= 0; i--) {
+      const from = this.slot(i);
+      const to = this.slot(i + by);
+      this.resources[to] = this.resources[from];
+      this.kinds[to] = this.kinds[from];
+      this.ats[to] = this.ats[from];
+      if (this.seqs !== null) this.seqs[to] = this.seqs[from];
+      const v = this.values[from];
+      if (this.kinds[from] === STRING) {
+        const length = lengthOf(v);
+        lockedBytes += length;
+        this.values[to] = length * LENGTH_UNIT + this.poolAt(offsetOf(v) + freed);
+      } else {
+        this.values[to] = v;
+      }
+    }
+    if (freed === 0 || lockedBytes === 0) return;
+    const pool = this.pool;
+    if (poolStart + freed + lockedBytes <= pool.length) {
+      pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
+    } else {
+      for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt(poolStart + freed + b)] = pool[this.poolAt(poolStart + b)];
+    }
+  }
+
+  private stringAt(j: number): string {
+    const v = this.values[j];
+    return utf8Read(this.pool, offsetOf(v), lengthOf(v));
+  }
+
+  private prefix(resource: number): string {
+    const k = resource % PREFIXES;
+    if (this.prefixIds[k] !== resource) {
+      this.prefixIds[k] = resource;
+      this.prefixTexts[k] = '{"id_resource":' + resource + ',"input":';
+    }
+    return this.prefixTexts[k];
+  }
+
+  /** Ring index of the `i`-th sample from the head (0 ≤ i < 2 × capacity). */
+  private slot(i: number): number {
+    const j = this.head + i;
+    return j >= this.capacity ? j - this.capacity : j;
+  }
+
+  /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
+  private poolAt(p: number): number {
+    return p >= this.pool.length ? p - this.pool.length : p;
+  }
+
+  private check(i: number): number {
+    if (!Number.isInteger(i) || i < 0 || i >= this.count) {
+      throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.count + ')');
+    }
+    return i;
+  }
+
+  private checkCount(count: number): number {
+    if (!Number.isInteger(count) || count < 0 || count > this.count) {
+      throw new RangeError('count ' + count + ' is outside the queue (length ' + this.count + ')');
+    }
+    return count;
+  }
+}
+
+function lengthOf(packed: number): number {
+  return Math.floor(packed / LENGTH_UNIT);
+}
+
+function offsetOf(packed: number): number {
+  return packed % LENGTH_UNIT;
+}

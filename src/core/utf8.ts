@@ -1,0 +1,95 @@
+// UTF-8 for the queue's string pool. The core may not rely on TextEncoder/TextDecoder (a plain XS build has
+// neither), so this is the small part of them it needs. The pool is a ring: writes and reads wrap at its end.
+
+/** The bytes `s` takes as UTF-8. A lone surrogate counts as U+FFFD (3 bytes), as TextEncoder writes it. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(s.charCodeAt(i + 1))) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * Writes `s` as UTF-8 into `ring` from index `at`, wrapping at the ring's end; the caller has checked that
+ * `utf8Length(s)` bytes are free there. Lone surrogates become U+FFFD.
+ */
+export function utf8Write(s: string, ring: Uint8Array, at: number): void {
+  let p = at;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      p = put(ring, p, c);
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const d = s.charCodeAt(i + 1);
+      if (c <= 0xdbff && isLowSurrogate(d)) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+      } else c = 0xfffd;
+    }
+    if (c < 0x800) p = put(ring, p, 0xc0 | (c >> 6));
+    else if (c < 0x10000) {
+      p = put(ring, p, 0xe0 | (c >> 12));
+      p = put(ring, p, 0x80 | ((c >> 6) & 0x3f));
+    } else {
+      p = put(ring, p, 0xf0 | (c >> 18));
+      p = put(ring, p, 0x80 | ((c >> 12) & 0x3f));
+      p = put(ring, p, 0x80 | ((c >> 6) & 0x3f));
+    }
+    p = put(ring, p, 0x80 | (c & 0x3f));
+  }
+}
+
+// Code units gathered before they join the result: repeated `+=` of single characters copies the whole
+// string each time on XS (quadratic), while short pieces keep the copying close to linear.
+const PIECE = 64;
+
+/** Decodes `length` bytes of UTF-8 that `utf8Write` put in `ring` from index `at` (wrapping). */
+export function utf8Read(ring: Uint8Array, at: number, length: number): string {
+  let text = '';
+  let piece = '';
+  let p = at;
+  for (let n = 0; n < length; n++) {
+    let c = ring[p];
+    p = step(ring, p);
+    if (c >= 0x80) {
+      // The lead byte says how many continuation bytes follow.
+      let more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+      c &= 0x3f >> more;
+      n += more;
+      for (; more > 0; more--) {
+        c = (c << 6) | (ring[p] & 0x3f);
+        p = step(ring, p);
+      }
+    }
+    if (c < 0x10000) piece += String.fromCharCode(c);
+    else piece += String.fromCharCode(0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 0x3ff));
+    if (piece.length >= PIECE) {
+      text += piece;
+      piece = '';
+    }
+  }
+  return text + piece;
+}
+
+function isLowSurrogate(c: number): boolean {
+  // NaN past the end of the string compares false.
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function put(ring: Uint8Array, p: number, byte: number): number {
+  ring[p] = byte;
+  return step(ring, p);
+}
+
+function step(ring: Uint8Array, p: number): number {
+  return p + 1 === ring.length ? 0 : p + 1;
+}

@@ -1,0 +1,407 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DROPPED_NEW,
+  PUSHED,
+  PUSHED_EVICTED,
+  SampleQueue,
+  TOO_LARGE,
+  type Overflow,
+  type QueueOptions,
+} from '../../src/core/queue';
+import { createRandom } from '../../src/core/random';
+import { utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
+import type { SampleValue } from '../../src/core/host';
+
+const make = (o: Partial<QueueOptions> = {}): SampleQueue =>
+  new SampleQueue({ capacity: 4, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, ...o });
+
+const values = (q: SampleQueue): SampleValue[] => Array.from({ length: q.length }, (_, i) => q.valueAt(i));
+const resources = (q: SampleQueue): number[] => Array.from({ length: q.length }, (_, i) => q.resourceAt(i));
+const naive = (samples: { resource: number; value: SampleValue }[]): string =>
+  JSON.stringify(samples.map((s) => ({ id_resource: s.resource, input: s.value })));
+// What a string reads back as: lone surrogates become U+FFFD, as with TextEncoder.
+const wellFormed = (s: string): string => new TextDecoder('utf-8', { ignoreBOM: true }).decode(new TextEncoder().encode(s));
+
+describe('SampleQueue basics', () => {
+  it('keeps FIFO order many times around the ring', () => {
+    const q = make({ capacity: 5, withSeq: true });
+    let next = 0;
+    let expected = 0;
+    for (let round = 0; round < 200; round++) {
+      const pushes = 1 + (round % 5);
+      for (let k = 0; k < pushes && q.length < 5; k++, next++) {
+        expect(q.push(1 + (next % 3), next * 0.5, 1000 + next, next)).toBe(PUSHED);
+      }
+      const take = 1 + ((round * 7) % q.length);
+      for (let i = 0; i < take; i++) {
+        expect(q.valueAt(i)).toBe((expected + i) * 0.5);
+        expect(q.resourceAt(i)).toBe(1 + ((expected + i) % 3));
+        expect(q.atAt(i)).toBe(1000 + expected + i);
+        expect(q.seqAt(i)).toBe(expected + i);
+      }
+      expect(q.oldestAt()).toBe(1000 + expected);
+      q.shift(take);
+      expected += take;
+    }
+    expect(next).toBeGreaterThan(400);
+    expect(q.droppedOverflow).toBe(0);
+  });
+
+  it('tracks highWater, length and oldestAt', () => {
+    const q = make({ capacity: 8 });
+    expect(q.oldestAt()).toBe(-1);
+    for (let i = 0; i < 6; i++) q.push(1, i, 10 + i, 0);
+    q.shift(4);
+    expect(q.oldestAt()).toBe(14);
+    for (let i = 0; i < 3; i++) q.push(1, i, 20 + i, 0);
+    expect(q.length).toBe(5);
+    expect(q.highWater).toBe(6);
+    q.clear();
+    expect(q.length).toBe(0);
+    expect(q.oldestAt()).toBe(-1);
+    expect(q.highWater).toBe(6);
+  });
+
+  it('stores booleans, -0 and extreme numbers exactly', () => {
+    const q = make({ capacity: 8 });
+    const vs = [true, false, -0, 5e-324, 1e21, -(2 ** 53) + 1, Number.MAX_VALUE, 0.1];
+    for (const v of vs) q.push(7, v, 0, 0);
+    expect(values(q)).toEqual(vs);
+    expect(Object.is(q.valueAt(2), -0)).toBe(true);
+    expect(q.encode(0, 8)).toBe(naive(vs.map((value) => ({ resource: 7, value }))));
+  });
+
+  it('seqAt is -1 without seq, and memory follows the options', () => {
+    const q = make({ capacity: 10, stringBytes: 100 });
+    q.push(1, 1, 0, 42);
+    expect(q.seqAt(0)).toBe(-1);
+    const withSeq = make({ capacity: 10, stringBytes: 100, withSeq: true });
+    expect(withSeq.bytes - q.bytes).toBe(80);
+    expect(make({ capacity: 20, stringBytes: 100 }).bytes - q.bytes).toBe(10 * 21);
+    expect(make({ capacity: 10, stringBytes: 300 }).bytes - q.bytes).toBe(200);
+  });
+
+  it('refuses bad options and bad arguments', () => {
+    for (const capacity of [0, -1, 1.5, NaN, Infinity]) expect(() => make({ capacity })).toThrow(RangeError);
+    for (const stringBytes of [-1, 0.5, NaN, 2 ** 32]) expect(() => make({ stringBytes })).toThrow(RangeError);
+    expect(() => make({ overflow: 'drop' as Overflow })).toThrow(RangeError);
+    expect(() => make({ capacity: 1, stringBytes: 0 })).not.toThrow();
+    const q = make();
+    q.push(1, 1, 0, 0);
+    for (const r of [0, -1, 1.5, 2 ** 32]) expect(() => q.push(r, 1, 0, 0)).toThrow(RangeError);
+    for (const v of [NaN, Infinity, -Infinity]) expect(() => q.push(1, v, 0, 0)).toThrow(RangeError);
+    expect(() => q.push(1, null as unknown as SampleValue, 0, 0)).toThrow(TypeError);
+    expect(() => q.valueAt(1)).toThrow(RangeError);
+    expect(() => q.resourceAt(-1)).toThrow(RangeError);
+    expect(() => q.lock(2)).toThrow(RangeError);
+    expect(() => q.shift(2)).toThrow(RangeError);
+    expect(() => q.encode(1, 1)).toThrow(RangeError);
+    expect(q.length).toBe(1);
+    expect(q.encode(1, 0)).toBe('[]');
+  });
+});
+
+describe('overflow', () => {
+  it('drop-newest refuses the new sample and counts it', () => {
+    const q = make({ capacity: 3, overflow: 'drop-newest' });
+    for (let i = 0; i < 3; i++) expect(q.push(1, i, 0, 0)).toBe(PUSHED);
+    for (let i = 3; i < 8; i++) expect(q.push(1, i, 0, 0)).toBe(DROPPED_NEW);
+    expect(values(q)).toEqual([0, 1, 2]);
+    expect(q.droppedOverflow).toBe(5);
+    q.shift(1);
+    expect(q.push(1, 9, 0, 0)).toBe(PUSHED);
+    expect(values(q)).toEqual([1, 2, 9]);
+    expect(q.droppedOverflow).toBe(5);
+  });
+
+  it('drop-oldest evicts the head when nothing is locked', () => {
+    const q = make({ capacity: 3 });
+    for (let i = 0; i < 10; i++) expect(q.push(1, i, i, 0)).toBe(i < 3 ? PUSHED : PUSHED_EVICTED);
+    expect(values(q)).toEqual([7, 8, 9]);
+    expect(q.oldestAt()).toBe(7);
+    expect(q.droppedOverflow).toBe(7);
+    expect(q.highWater).toBe(3);
+  });
+
+  it('drop-oldest evicts the first unlocked sample and keeps the order of the rest', () => {
+    const q = make({ capacity: 5, withSeq: true });
+    for (let i = 0; i < 5; i++) q.push(10 + i, i, 100 + i, i);
+    q.lock(2);
+    expect(q.push(20, 5, 105, 5)).toBe(PUSHED_EVICTED);
+    expect(values(q)).toEqual([0, 1, 3, 4, 5]);
+    expect(resources(q)).toEqual([10, 11, 13, 14, 20]);
+    expect(Array.from({ length: 5 }, (_, i) => q.seqAt(i))).toEqual([0, 1, 3, 4, 5]);
+    expect(Array.from({ length: 5 }, (_, i) => q.atAt(i))).toEqual([100, 101, 103, 104, 105]);
+    expect(q.inFlight).toBe(2);
+    expect(q.push(20, 6, 106, 6)).toBe(PUSHED_EVICTED);
+    expect(values(q)).toEqual([0, 1, 4, 5, 6]);
+    // The request is acknowledged: its two samples go, the rest stays in order.
+    q.shift(2);
+    expect(q.inFlight).toBe(0);
+    expect(values(q)).toEqual([4, 5, 6]);
+    expect(q.droppedOverflow).toBe(2);
+  });
+
+  it('drop-oldest refuses the new sample when every queued sample is in flight', () => {
+    const q = make({ capacity: 3 });
+    for (let i = 0; i < 3; i++) q.push(1, i, 0, 0);
+    q.lock(3);
+    expect(q.push(1, 3, 0, 0)).toBe(DROPPED_NEW);
+    expect(values(q)).toEqual([0, 1, 2]);
+    expect(q.droppedOverflow).toBe(1);
+    q.unlock();
+    expect(q.push(1, 4, 0, 0)).toBe(PUSHED_EVICTED);
+    expect(values(q)).toEqual([1, 2, 4]);
+    expect(q.droppedOverflow).toBe(2);
+  });
+
+  it('shift after lock clamps the lock', () => {
+    const q = make({ capacity: 6 });
+    for (let i = 0; i < 6; i++) q.push(1, i, 0, 0);
+    q.lock(4);
+    q.shift(1);
+    expect(q.inFlight).toBe(3);
+    q.shift(5);
+    expect(q.inFlight).toBe(0);
+    q.push(1, 1, 0, 0);
+    q.lock(1);
+    q.clear();
+    expect(q.inFlight).toBe(0);
+  });
+});
+
+describe('string pool', () => {
+  it('round-trips ASCII, accents, CJK, emoji and lone surrogates', () => {
+    const texts = ['hello', '', 'café crème', '温度传感器', '🌡️ 21.5°C 🔥', 'a\ud800b', '\udc00', 'end\ud83d', '"\\\n\u0000\u001f'];
+    const q = make({ capacity: texts.length, stringBytes: 200 });
+    for (const t of texts) expect(q.push(3, t, 0, 0)).toBe(PUSHED);
+    expect(values(q)).toEqual(texts.map(wellFormed));
+    expect(q.encode(0, texts.length)).toBe(naive(texts.map((t) => ({ resource: 3, value: wellFormed(t) }))));
+  });
+
+  it('utf8 helpers agree with TextEncoder, wrapping at the ring end', () => {
+    const random = createRandom(7);
+    const ring = new Uint8Array(37);
+    for (let n = 0; n < 500; n++) {
+      const s = randomString(random, 12);
+      const bytes = new TextEncoder().encode(s);
+      expect(utf8Length(s)).toBe(bytes.length);
+      if (bytes.length > ring.length) continue;
+      const at = Math.floor(random() * ring.length);
+      utf8Write(s, ring, at);
+      const written = Array.from({ length: bytes.length }, (_, i) => ring[(at + i) % ring.length]);
+      expect(written).toEqual(Array.from(bytes));
+      expect(utf8Read(ring, at, bytes.length)).toBe(wellFormed(s));
+    }
+    const long = 'x'.repeat(150) + 'é'.repeat(70);
+    const big = new Uint8Array(400);
+    utf8Write(long, big, 0);
+    expect(utf8Read(big, 0, utf8Length(long))).toBe(long);
+  });
+
+  it('wraps the pool and reclaims the bytes of shifted samples', () => {
+    const q = make({ capacity: 4, stringBytes: 10, overflow: 'drop-newest' });
+    for (let round = 0; round < 50; round++) {
+      const a = 'abc'.slice(0, 1 + (round % 3));
+      const b = 'wxyz'.slice(round % 4);
+      expect(q.push(1, a, 0, 0)).toBe(PUSHED);
+      expect(q.push(2, 7, 0, 0)).toBe(PUSHED);
+      expect(q.push(3, b, 0, 0)).toBe(PUSHED);
+      expect(values(q)).toEqual([a, 7, b]);
+      q.shift(3);
+    }
+    expect(q.droppedOverflow).toBe(0);
+  });
+
+  it('refuses a string that can never fit with TOO_LARGE, uncounted', () => {
+    const q = make({ capacity: 4, stringBytes: 6, overflow: 'drop-oldest' });
+    q.push(1, 'abc', 0, 0);
+    expect(q.push(1, 'abcdefg', 0, 0)).toBe(TOO_LARGE);
+    expect(q.push(1, 'ééé', 0, 0)).toBe(PUSHED_EVICTED);
+    expect(q.push(1, 'éééé', 0, 0)).toBe(TOO_LARGE);
+    expect(values(q)).toEqual(['ééé']);
+    expect(q.droppedOverflow).toBe(1);
+    const none = make({ stringBytes: 0 });
+    expect(none.push(1, 'a', 0, 0)).toBe(TOO_LARGE);
+    expect(none.push(1, '', 0, 0)).toBe(PUSHED);
+    expect(none.encode(0, 1)).toBe('[{"id_resource":1,"input":""}]');
+  });
+
+  it('drop-newest refuses a string when the pool is full', () => {
+    const q = make({ capacity: 8, stringBytes: 8, overflow: 'drop-newest' });
+    expect(q.push(1, 'abcde', 0, 0)).toBe(PUSHED);
+    expect(q.push(1, 'abcd', 0, 0)).toBe(DROPPED_NEW);
+    expect(q.push(1, 'abc', 0, 0)).toBe(PUSHED);
+    expect(q.push(1, 1, 0, 0)).toBe(PUSHED);
+    expect(values(q)).toEqual(['abcde', 'abc', 1]);
+    expect(q.droppedOverflow).toBe(1);
+  });
+
+  it('drop-oldest evicts as many old samples as the bytes need', () => {
+    const q = make({ capacity: 8, stringBytes: 10 });
+    q.push(1, 'aa', 0, 0);
+    q.push(1, 1, 0, 0);
+    q.push(1, 'bbb', 0, 0);
+    q.push(1, 'cc', 0, 0);
+    expect(q.push(1, 'dddddd', 0, 0)).toBe(PUSHED_EVICTED);
+    // 'aa', 1 and 'bbb' had to go to free 6 bytes; 'cc' stays.
+    expect(values(q)).toEqual(['cc', 'dddddd']);
+    expect(q.droppedOverflow).toBe(3);
+  });
+
+  it('eviction behind locked strings closes the hole, also across the pool end', () => {
+    const q = make({ capacity: 8, stringBytes: 12, withSeq: true });
+    // Move the pool tail near the end so that the locked strings wrap.
+    q.push(1, 'zzzzzzzzz', 0, 0);
+    q.shift(1);
+    q.push(1, 'ab', 0, 1);
+    q.push(2, 5, 0, 2);
+    q.push(1, 'cdef', 0, 3);
+    q.push(1, 'ghi', 0, 4);
+    q.push(1, 'jk', 0, 5);
+    q.lock(3);
+    // 11 of 12 bytes used; 'lmn' needs 2 more: 'ghi' (the first unlocked) goes.
+    expect(q.push(1, 'lmn', 0, 6)).toBe(PUSHED_EVICTED);
+    expect(values(q)).toEqual(['ab', 5, 'cdef', 'jk', 'lmn']);
+    expect(Array.from({ length: 5 }, (_, i) => q.seqAt(i))).toEqual([1, 2, 3, 5, 6]);
+    expect(q.push(1, 'opq', 0, 7)).toBe(PUSHED_EVICTED);
+    expect(values(q)).toEqual(['ab', 5, 'cdef', 'lmn', 'opq']);
+    // The locked strings fill half the pool: a string that needs more than the rest is refused.
+    expect(q.push(1, 'rstuvwx', 0, 8)).toBe(DROPPED_NEW);
+    expect(values(q)).toEqual(['ab', 5, 'cdef', 'lmn', 'opq']);
+    q.shift(3);
+    expect(q.push(1, 'rstuvwx', 0, 8)).toBe(PUSHED_EVICTED);
+    expect(values(q)).toEqual(['opq', 'rstuvwx']);
+    expect(q.droppedOverflow).toBe(4);
+  });
+});
+
+describe('encode', () => {
+  it('equals JSON.stringify for random mixes, ranges and wrapped rings', () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const random = createRandom(seed);
+      const capacity = 1 + Math.floor(random() * 40);
+      const q = make({ capacity, stringBytes: 64 + Math.floor(random() * 400), overflow: 'drop-oldest' });
+      // Advance head and pool tail so the data wraps.
+      for (let i = Math.floor(random() * capacity); i > 0; i--) q.push(1, 'pad' + i, 0, 0);
+      q.shift(q.length);
+      const model: { resource: number; value: SampleValue }[] = [];
+      for (let n = 0; n < capacity * 3; n++) {
+        const resource = 1 + Math.floor(random() * (random() < 0.5 ? 5 : 2 ** 32 - 1));
+        const value = randomValue(random);
+        const code = q.push(resource, value, n, 0);
+        if (code === TOO_LARGE) continue;
+        model.push({ resource, value: typeof value === 'string' ? wellFormed(value) : value });
+        model.splice(0, model.length - q.length);
+      }
+      expect(values(q)).toEqual(model.map((s) => s.value));
+      for (let k = 0; k < 10; k++) {
+        const from = Math.floor(random() * (q.length + 1));
+        const count = Math.floor(random() * (q.length - from + 1));
+        expect(q.encode(from, count)).toBe(naive(model.slice(from, from + count)));
+      }
+      expect(q.encode(0, q.length)).toBe(naive(model));
+    }
+  });
+});
+
+describe('model check', () => {
+  // A plain-array queue with the same contract, driven by the same random operations.
+  interface Entry {
+    resource: number;
+    value: SampleValue;
+    at: number;
+    seq: number;
+    bytes: number;
+  }
+
+  for (const overflow of ['drop-oldest', 'drop-newest'] as const) {
+    it(`matches a reference model (${overflow})`, () => {
+      for (let seed = 100; seed < 140; seed++) {
+        const random = createRandom(seed);
+        const capacity = 1 + Math.floor(random() * 12);
+        const stringBytes = Math.floor(random() * 40);
+        const q = new SampleQueue({ capacity, overflow, stringBytes, withSeq: true });
+        let model: Entry[] = [];
+        let locked = 0;
+        let dropped = 0;
+        let high = 0;
+        let seq = 0;
+        const used = (): number => model.reduce((sum, e) => sum + e.bytes, 0);
+        for (let step = 0; step < 600; step++) {
+          const r = random();
+          if (r < 0.6) {
+            const value = randomValue(random);
+            const bytes = typeof value === 'string' ? new TextEncoder().encode(value).length : 0;
+            const entry = { resource: 1 + Math.floor(random() * 9), value, at: step, seq: seq++, bytes };
+            let expected: number;
+            if (bytes > stringBytes) expected = TOO_LARGE;
+            else if (model.length < capacity && used() + bytes <= stringBytes) expected = PUSHED;
+            else if (overflow === 'drop-newest') expected = DROPPED_NEW;
+            else {
+              const rest = model.slice(locked);
+              let evict = 0;
+              let freed = 0;
+              while (evict < rest.length && (model.length - evict === capacity || used() - freed + bytes > stringBytes)) {
+                freed += rest[evict++].bytes;
+              }
+              if (model.length - evict === capacity || used() - freed + bytes > stringBytes) expected = DROPPED_NEW;
+              else {
+                expected = PUSHED_EVICTED;
+                model.splice(locked, evict);
+                dropped += evict;
+              }
+            }
+            if (expected === DROPPED_NEW) dropped++;
+            if (expected === PUSHED || expected === PUSHED_EVICTED) {
+              model.push({ ...entry, value: typeof value === 'string' ? wellFormed(value) : value });
+            }
+            expect(q.push(entry.resource, value, entry.at, entry.seq)).toBe(expected);
+            high = Math.max(high, model.length);
+          } else if (r < 0.75) {
+            locked = Math.floor(random() * (model.length + 1));
+            q.lock(locked);
+          } else if (r < 0.8) {
+            locked = 0;
+            q.unlock();
+          } else if (r < 0.97) {
+            const n = Math.floor(random() * (model.length + 1));
+            model = model.slice(n);
+            locked = Math.max(0, locked - n);
+            q.shift(n);
+          } else {
+            model = [];
+            locked = 0;
+            q.clear();
+          }
+          expect(q.length).toBe(model.length);
+          expect(q.inFlight).toBe(locked);
+          expect(q.droppedOverflow).toBe(dropped);
+          expect(q.highWater).toBe(high);
+          expect(q.oldestAt()).toBe(model.length ? model[0].at : -1);
+        }
+        expect(values(q)).toEqual(model.map((e) => e.value));
+        expect(Array.from({ length: q.length }, (_, i) => q.seqAt(i))).toEqual(model.map((e) => e.seq));
+        expect(q.encode(0, q.length)).toBe(naive(model));
+      }
+    });
+  }
+});
+
+const NUMBERS = [0, -0, 1, -1, 0.5, -123.456, 1e21, 1e-7, 5e-324, -5e-324, 2 ** 53 - 1, -(2 ** 53), 2 ** 53 + 2, 1.7976931348623157e308];
+const PIECES = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\t', '\u0000', '\u001f', '\u007f', 'é', 'ß', '中', '€', '😀', '\ud800', '\udfff', '\u2028', '\ufeff'];
+
+function randomValue(random: () => number): SampleValue {
+  const r = random();
+  if (r < 0.3) return NUMBERS[Math.floor(random() * NUMBERS.length)];
+  if (r < 0.5) return (random() - 0.5) * 10 ** Math.floor(random() * 30 - 10);
+  if (r < 0.6) return Math.floor((random() - 0.5) * 2 ** 33);
+  if (r < 0.7) return random() < 0.5;
+  return randomString(random, 10);
+}
+
+function randomString(random: () => number, max: number): string {
+  let s = '';
+  for (let n = Math.floor(random() * (max + 1)); n > 0; n--) s += PIECES[Math.floor(random() * PIECES.length)];
+  return s;
+}
