@@ -69,8 +69,9 @@ export function elementIndexOf(message: string): number {
   return match === null ? -1 : Number(match[1]);
 }
 
-// Any bearer credential, whatever token it carries (a proxy may echo a header we never sent).
-const BEARER = /\bBearer\s+[^\s"',;]+/gi;
+// Any bearer credential (RFC 6750 token syntax), whatever token it carries: a proxy may echo a header
+// we never sent.
+const BEARER = /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
 /** `text` with every occurrence of `secret`, and any `Bearer <credential>`, replaced by a marker. */
 export function redact(text: string, secret: string | undefined): string {
