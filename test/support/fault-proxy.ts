@@ -1,0 +1,296 @@
+// A real HTTP proxy on 127.0.0.1 in front of the local service that tests program request by request:
+// pass, answer a failure itself, break or hold the connection before or after the service saw the
+// request, or rewrite the service's answer. It also keeps what the service accepted, for assertions.
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { CreatedFeed, FeedInput } from '../../src/core/wire';
+import { operationOf } from '../scenarios/operation';
+import type { Operation } from '../scenarios/operation';
+
+export type FaultAction =
+  | { do: 'pass' }
+  /** Answers `status` with the failure envelope (and `Retry-After` when given); nothing is forwarded. */
+  | { do: 'status'; status: number; message?: string; retryAfter?: string }
+  /** Answers 200 with a body that is not JSON; `forward` (default true) lets the service act first. */
+  | { do: 'malformed'; forward?: boolean }
+  /** Destroys the connection, before forwarding (nothing arrived) or after (stored, answer lost). */
+  | { do: 'reset'; after: boolean }
+  /** Never answers, before forwarding or after; the client times out. */
+  | { do: 'hold'; after: boolean }
+  /**
+   * Operation 4 in the later form of the platform (contract.md): the elements at `indices` are not
+   * forwarded, and the answer is `{success: [...], failed: [...]}`.
+   */
+  | { do: 'failed'; indices: number[] }
+  /**
+   * Refuses (422, nothing stored) any operation-4 body holding an element with this resource and input;
+   * `naming` says whether the message names its index as the service does (`element N: ...`).
+   */
+  | { do: 'reject'; resource: number; input: number | string | boolean; naming: boolean }
+  /** Rewrites read answers so that `resource`'s subtype seems to accept [begin, end]. */
+  | { do: 'widen'; resource: number; begin: number; end: number };
+
+export interface FaultRule {
+  /** The operation it applies to; any when omitted. */
+  op?: Operation;
+  /** How many matching requests it applies to (default 1); `always` keeps it for every one. */
+  times?: number;
+  always?: boolean;
+  action: FaultAction;
+}
+
+/** One request the proxy saw. `forwarded`: the service received it. */
+export interface ProxyRecord {
+  tag: string | null;
+  op: Operation;
+  action: FaultAction['do'];
+  forwarded: boolean;
+}
+
+/** A feed the service answered 200 for (operation 3 or 4), in the order the service created them. */
+export type StoredFeed = Pick<CreatedFeed, 'id_resource_feed' | 'id_resource' | 'raw_data'>;
+
+/** The header a test client uses to name a request, so it can later ask what became of it. */
+export const TAG_HEADER = 'x-test-request';
+
+interface Fate {
+  forwarded: boolean;
+  /** Resolves with `forwarded` once the proxy decides never to answer. */
+  held: Promise<boolean>;
+  hold: (forwarded: boolean) => void;
+}
+
+interface Upstream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export class FaultProxy {
+  readonly records: ProxyRecord[] = [];
+  readonly stored: StoredFeed[] = [];
+  private rules: (FaultRule & { left: number })[] = [];
+  private fates = new Map<string, Fate>();
+  private sockets = new Set<Socket>();
+  private server: http.Server;
+  private port = 0;
+
+  private constructor(private readonly upstream: URL) {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Starts a proxy on 127.0.0.1 (a free port) for the service at `upstream`. */
+  static async start(upstream: string): Promise<FaultProxy> {
+    const target = new URL(upstream);
+    if (target.hostname !== '127.0.0.1') throw new Error('the fault proxy only forwards to 127.0.0.1, not ' + target.hostname);
+    const proxy = new FaultProxy(target);
+    await proxy.listen();
+    return proxy;
+  }
+
+  get url(): string {
+    return 'http://127.0.0.1:' + this.port;
+  }
+
+  /** Adds rules; each request takes the first rule that matches its operation and has uses left. */
+  faults(rules: FaultRule[]): void {
+    for (const rule of rules) this.rules.push({ ...rule, left: rule.always ? Infinity : (rule.times ?? 1) });
+  }
+
+  clearFaults(): void {
+    this.rules = [];
+  }
+
+  /**
+   * Takes the proxy off the network (new connections are refused, as by a host that is down) or puts it
+   * back on the same port. Connections already open are left alone.
+   */
+  async setDown(down: boolean): Promise<void> {
+    if (down === !this.server.listening) return;
+    if (down) await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    else await this.listen();
+  }
+
+  /** What became of the request tagged `tag`: whether it reached the service, and a promise of its hold. */
+  fate(tag: string): Fate {
+    let fate = this.fates.get(tag);
+    if (fate === undefined) {
+      let hold!: (forwarded: boolean) => void;
+      const held = new Promise<boolean>((resolve) => (hold = resolve));
+      fate = { forwarded: false, held, hold };
+      this.fates.set(tag, fate);
+    }
+    return fate;
+  }
+
+  /** Forgets a finished request. */
+  release(tag: string): void {
+    this.fates.delete(tag);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  private take(op: Operation, body: string): FaultAction {
+    // A standing `reject` applies only to bodies that hold its element; other rules to every match.
+    const rule = this.rules.find(
+      (r) => r.left > 0 && (r.op === undefined || r.op === op) && (r.action.do !== 'reject' || findElement(body, r.action) >= 0),
+    );
+    if (rule === undefined) return { do: 'pass' };
+    rule.left--;
+    return rule.action;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    const tagHeader = req.headers[TAG_HEADER];
+    const tag = typeof tagHeader === 'string' ? tagHeader : null;
+    const fate = tag === null ? null : this.fate(tag);
+    const op = operationOf(req.method ?? 'GET', req.url ?? '/');
+    const action = this.take(op, body);
+    const record: ProxyRecord = { tag, op, action: action.do, forwarded: false };
+    this.records.push(record);
+
+    const forward = async (sent: string = body): Promise<Upstream> => {
+      record.forwarded = true;
+      if (fate !== null) fate.forwarded = true;
+      const answer = await this.forward(req, sent);
+      if (answer.status === 200) this.keepStored(op, answer.body);
+      return answer;
+    };
+    const hold = (forwarded: boolean): void => fate?.hold(forwarded);
+
+    switch (action.do) {
+      case 'pass':
+        return relay(res, await forward());
+      case 'status':
+        return answer(res, action.status, failure(action.message ?? 'fault injected: status ' + action.status), action.retryAfter);
+      case 'malformed':
+        if (action.forward !== false) await forward();
+        return answer(res, 200, '{"success": true, "payload": [');
+      case 'reset':
+        if (action.after) await forward();
+        req.socket.destroy();
+        return;
+      case 'hold':
+        if (action.after) await forward();
+        hold(action.after);
+        return;
+      case 'failed':
+        return answer(res, 200, await this.partial(body, action.indices, forward));
+      case 'reject': {
+        const index = findElement(body, action);
+        const message = action.naming ? 'element ' + index + ': value rejected by the test' : 'a value was rejected by the test';
+        return answer(res, 422, failure(message));
+      }
+      case 'widen': {
+        const upstream = await forward();
+        return relay(res, { ...upstream, body: widen(upstream.body, action) });
+      }
+    }
+  }
+
+  /** Forwards the elements not at `indices` and answers in the `{success, failed}` form. */
+  private async partial(body: string, indices: number[], forward: (sent: string) => Promise<Upstream>): Promise<string> {
+    const elements = JSON.parse(body) as FeedInput[];
+    const failed = elements.filter((_, i) => indices.includes(i));
+    const kept = elements.filter((_, i) => !indices.includes(i));
+    const upstream = kept.length > 0 ? await forward(JSON.stringify(kept)) : null;
+    const success = upstream === null ? [] : (JSON.parse(upstream.body) as { payload: unknown[] }).payload;
+    return JSON.stringify({ success: true, payload: { success, failed }, message: '' });
+  }
+
+  private keepStored(op: Operation, text: string): void {
+    const payload = (JSON.parse(text) as { payload: CreatedFeed | CreatedFeed[] }).payload;
+    if (op === 'create-one' || op === 'create') {
+      for (const feed of Array.isArray(payload) ? payload : [payload]) {
+        this.stored.push({ id_resource_feed: feed.id_resource_feed, id_resource: feed.id_resource, raw_data: feed.raw_data });
+      }
+    }
+  }
+
+  private forward(req: http.IncomingMessage, body: string): Promise<Upstream> {
+    const headers: http.OutgoingHttpHeaders = { ...req.headers };
+    delete headers[TAG_HEADER];
+    delete headers.host;
+    headers['content-length'] = Buffer.byteLength(body);
+    if (req.method === 'GET') delete headers['content-length'];
+    return new Promise((resolve, reject) => {
+      const out = http.request(
+        { host: '127.0.0.1', port: this.upstream.port, path: req.url, method: req.method, headers, agent: false },
+        (answer) => {
+          readBody(answer).then((text) => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: text }), reject);
+        },
+      );
+      out.on('error', reject);
+      out.end(req.method === 'GET' ? undefined : body);
+    });
+  }
+}
+
+/** The index of the first element of an operation-4 body with this resource and input, or -1. */
+function findElement(body: string, target: { resource: number; input: unknown }): number {
+  let elements: unknown;
+  try {
+    elements = JSON.parse(body);
+  } catch {
+    return -1;
+  }
+  if (!Array.isArray(elements)) return -1;
+  return elements.findIndex((e: FeedInput) => e.id_resource === target.resource && e.input === target.input);
+}
+
+function widen(text: string, rule: { resource: number; begin: number; end: number }): string {
+  const envelope = JSON.parse(text) as { payload: unknown };
+  const records = Array.isArray(envelope.payload) ? envelope.payload : [envelope.payload];
+  for (const record of records as { id_resource: number; subtype: Record<string, unknown> }[]) {
+    if (record?.id_resource !== rule.resource) continue;
+    record.subtype = { ...record.subtype, data_restriction_begin_range: rule.begin, data_restriction_end_range: rule.end };
+  }
+  return JSON.stringify(envelope);
+}
+
+function failure(message: string): string {
+  return JSON.stringify({ success: false, payload: null, message });
+}
+
+function answer(res: http.ServerResponse, status: number, body: string, retryAfter?: string): void {
+  const headers: http.OutgoingHttpHeaders = {
+    'content-type': 'application/json',
+    'content-language': 'en',
+    'content-length': Buffer.byteLength(body),
+  };
+  if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
+  res.writeHead(status, headers).end(body);
+}
+
+function relay(res: http.ServerResponse, upstream: Upstream): void {
+  const retryAfter = upstream.headers['retry-after'];
+  answer(res, upstream.status, upstream.body, typeof retryAfter === 'string' ? retryAfter : undefined);
+}
+
+function readBody(stream: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stream.on('error', reject);
+  });
+}

@@ -1,0 +1,24 @@
+// The core's parts below the agent on the real XS engine: every probe must give on XS exactly what it
+// gives on Node.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { XsWorker, bundleForXs } from './harness';
+import { probes } from './probes';
+
+let worker: XsWorker;
+
+beforeAll(async () => {
+  worker = await XsWorker.start('core-probes');
+  await worker.evaluate(await bundleForXs(fileURLToPath(new URL('./probe-entry.ts', import.meta.url))));
+});
+
+afterAll(() => worker?.close());
+
+describe('core parts on XS', () => {
+  for (const name of Object.keys(probes)) {
+    it(name + ' gives the same answer as on Node', async () => {
+      const onNode = JSON.parse(JSON.stringify(probes[name]())) as unknown;
+      expect(await worker.call('runProbe', name)).toEqual(onNode);
+    });
+  }
+});

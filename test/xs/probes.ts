@@ -1,0 +1,88 @@
+// Deterministic workouts of the core's parts below the agent. Each returns JSON; the XS test runs every
+// probe on Node and inside the worker and requires the same answer, so an engine difference in string,
+// regex, number or typed-array behaviour shows up here, named, before it shows up in a scenario.
+import { checkConfig, ConfigError } from '../../src/core/config';
+import { elementIndexOf, parseRetryAfter, redact } from '../../src/core/errors';
+import type { SampleValue } from '../../src/core/host';
+import { SampleQueue } from '../../src/core/queue';
+import { createRandom } from '../../src/core/random';
+import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/validate';
+
+const INPUTS: SampleValue[] = [0, -0, 1, 1.5, -3, 1e21, 1e-7, 123456789.125, NaN, Infinity, true, false, '', '7', ' 7', '1e3', '0x10', '.5', 'on', 'ON', 'off!', 'é', '😀', '\u2028'];
+
+const RESTRICTIONS = [
+  { data_restriction_regex: null, data_restriction_begin_range: 0, data_restriction_end_range: 100 },
+  { data_restriction_regex: null, data_restriction_begin_range: -5, data_restriction_end_range: 0 },
+  { data_restriction_regex: 'on|off', data_restriction_begin_range: 0, data_restriction_end_range: 0 },
+  { data_restriction_regex: '/^ON|OFF$/i', data_restriction_begin_range: 0, data_restriction_end_range: 0 },
+  { data_restriction_regex: '[0-9]{1,3}', data_restriction_begin_range: 0, data_restriction_end_range: 0 },
+  { data_restriction_regex: '/\\p{L}+/u', data_restriction_begin_range: 0, data_restriction_end_range: 0 },
+  { data_restriction_regex: '/a.b/s', data_restriction_begin_range: 0, data_restriction_end_range: 0 },
+];
+
+function fillQueue(queue: SampleQueue, count: number, base: number): string[] {
+  const results: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const value: SampleValue = i % 5 === 0 ? 'text-' + i + '-é' : i % 7 === 0 ? i % 2 === 0 : base + i * 0.25;
+    results.push(String(queue.push(1 + (i % 3), value, i * 10, i)));
+  }
+  return results;
+}
+
+export const probes: Record<string, () => unknown> = {
+  validation: () =>
+    RESTRICTIONS.map((r) => {
+      const restriction = compileRestriction(r);
+      return INPUTS.map((input) => [rawData(input), String(numericValue(input)), checkInput(input, restriction)]);
+    }),
+
+  random: () => {
+    const next = createRandom(12345);
+    const values: number[] = [];
+    for (let i = 0; i < 50; i++) values.push(next());
+    return values;
+  },
+
+  config: () => {
+    try {
+      checkConfig({ url: 'ftp://x', publicKey: '', token: 7, sensors: [{ resource: 0, every: 0 }], uplink: { batch: 5000, overflow: 'x', extra: 1 } });
+      return 'accepted';
+    } catch (e) {
+      return e instanceof ConfigError ? e.problems : 'not a ConfigError: ' + String(e);
+    }
+  },
+
+  errors: () => ({
+    retryAfter: ['0', ' 12 ', '1234567890', 'Wed, 21 Oct 2015 07:28:00 GMT', '-1', ''].map((v) => parseRetryAfter(v)),
+    element: ['element 3: resource 99 not found', 'bad element 12: x', 'elements 4: no', 'element x:'].map(elementIndexOf),
+    redact: redact('Authorization: Bearer abc.DEF-123== and secret-token and Bearer xyz', 'secret-token'),
+  }),
+
+  queue: () => {
+    const queue = new SampleQueue({ capacity: 16, overflow: 'drop-oldest', stringBytes: 64, withSeq: true });
+    const pushes = fillQueue(queue, 40, 100);
+    const first = queue.encode(0, queue.length);
+    queue.lock(4);
+    const more = fillQueue(queue, 12, 500);
+    queue.shift(3);
+    const values: SampleValue[] = [];
+    for (let i = 0; i < queue.length; i++) values.push(queue.valueAt(i));
+    const refuse = new SampleQueue({ capacity: 4, overflow: 'drop-newest', stringBytes: 8, withSeq: false });
+    const refused = fillQueue(refuse, 9, 0).concat(String(refuse.push(2, 'a string that is too long', 0, 0)));
+    return {
+      pushes, first, more, values, refused,
+      last: queue.encode(0, queue.length),
+      seqs: [queue.seqAt(0), queue.seqAt(queue.length - 1)],
+      counters: [queue.length, queue.highWater, queue.droppedOverflow, queue.inFlight, refuse.droppedOverflow, refuse.encode(0, refuse.length)],
+    };
+  },
+
+  // The encoder must give exactly JSON.stringify's text, number forms included.
+  encoding: () => {
+    const numbers = [0, -0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -123.456, 2 ** 53 + 2];
+    const queue = new SampleQueue({ capacity: numbers.length, overflow: 'drop-oldest', stringBytes: 0, withSeq: false });
+    for (const n of numbers) queue.push(4000000000, n, 0, 0);
+    const encoded = queue.encode(0, queue.length);
+    return { encoded, same: encoded === JSON.stringify(numbers.map((input) => ({ id_resource: 4000000000, input }))) };
+  },
+};
