@@ -1,0 +1,104 @@
+// `feed-agent serve`: the local service on the command line (contract: "The local service's command
+// line and data"). The first line on stdout is exactly `listening on http://HOST:PORT`.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DEMO_SEED, parseSeed, startService } from '../service';
+import type { DemoDevice, ServiceOptions } from '../service';
+
+const HELP = `usage: feed-agent serve [options]
+
+  --host HOST             address to listen on (default 127.0.0.1)
+  --port PORT             port; 0 picks a free one (default 8080)
+  --seed FILE             devices, resources and subtypes to start with (default: a built-in demo device)
+  --db FILE               SQLite file to keep the data in (default: in memory)
+  --max-ids N             ids allowed in one path (default 100)
+  --max-elements N        elements allowed in one operation-4 body (default 1000)
+  --max-body-bytes N      request body limit (default 1048576)
+  --rate-limit RPS[:BURST]  per-device request rate limit, answered with 429 (default: none)`;
+
+export const serve = {
+  summary: 'run the local service (the six operations over HTTP)',
+  run: runServe,
+};
+
+async function runServe(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8080' },
+      seed: { type: 'string' },
+      db: { type: 'string' },
+      'max-ids': { type: 'string' },
+      'max-elements': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) {
+    console.log(HELP);
+    return;
+  }
+  const options: ServiceOptions = {
+    host: values.host,
+    port: integer(values.port, '--port', 0, 65535),
+    dbFile: values.db,
+    limits: {
+      ...(values['max-ids'] !== undefined && { maxIdsInPath: integer(values['max-ids'], '--max-ids', 1) }),
+      ...(values['max-elements'] !== undefined && { maxBatchElements: integer(values['max-elements'], '--max-elements', 1) }),
+      ...(values['max-body-bytes'] !== undefined && { maxBodyBytes: integer(values['max-body-bytes'], '--max-body-bytes', 1) }),
+    },
+  };
+  if (values['rate-limit'] !== undefined) {
+    const [rate, burst] = values['rate-limit'].split(':');
+    options.rateLimit = {
+      requestsPerSecond: integer(rate, '--rate-limit', 1),
+      ...(burst !== undefined && { burst: integer(burst, '--rate-limit burst', 1) }),
+    };
+  }
+  if (values.seed !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values.seed, 'utf8');
+    } catch (error) {
+      throw new Error(`cannot read the seed file: ${(error as Error).message}`);
+    }
+    options.seed = parseSeed(text);
+  }
+
+  const service = await startService(options);
+  console.log(`listening on ${service.url}`);
+  if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
+}
+
+/** What a newcomer needs to talk to the demo device at once. */
+function demoText(url: string, demo: DemoDevice): string {
+  const subtypes = new Map(DEMO_SEED.subtypes.map((s) => [s.id_resource_subtype, s]));
+  const resources = DEMO_SEED.devices[0].resources.map((r) => {
+    const s = subtypes.get(r.id_resource_subtype)!;
+    const rule = s.data_restriction_regex ?? `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
+    return `    ${r.id_resource}  ${r.name.padEnd(18)} ${s.name_i18n} (${rule})`;
+  });
+  const base = `${url}/api/device/${demo.publicKey}`;
+  return [
+    'demo device (no --seed given):',
+    `  public key  ${demo.publicKey}`,
+    `  token       ${demo.token}`,
+    '  resources:',
+    ...resources,
+    'try:',
+    `  curl ${base}/resource/${demo.resources[0]}`,
+    `  curl -X POST -H 'Authorization: Bearer ${demo.token}' -H 'Content-Type: application/json' \\`,
+    `       -d '{"input": 21.5}' ${base}/resource/${demo.resources[1]}/feeds`,
+  ].join('\n');
+}
+
+function integer(text: string, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`${option} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}

@@ -1,0 +1,61 @@
+// The built-in demo device, used when no seed is given: a small greenhouse controller whose resources
+// cover every kind of restriction (binary, signed and wide ranges, a regex) and two actuators, so a
+// simulator has something to feed. Its key and token are fixed and printed: it is a local demo.
+import type { Seed } from './seed';
+
+export const DEMO_PUBLIC_KEY = '7A1F0C3E9B52D4E8A6C01F93';
+export const DEMO_TOKEN = '5B8E2F71C4A09D36E1F7A2C8';
+
+const SENSOR = 1;
+const ACTUATOR = 2;
+
+export const DEMO_SEED: Seed = {
+  subtypes: [
+    subtype(3, SENSOR, 'Binário', 'Binary', 0, 1),
+    subtype(5, SENSOR, 'Temperatura', 'Temperature', -40, 125, 'Degrees Celsius'),
+    subtype(6, SENSOR, 'Umidade', 'Humidity', 0, 100, 'Relative humidity, %'),
+    subtype(7, SENSOR, 'Porcentagem', 'Percentage', 0, 100),
+    subtype(8, SENSOR, 'Contador', 'Counter', 0, 2147483647, 'Monotonic pulse count'),
+    { ...subtype(9, SENSOR, 'Liga/Desliga', 'On/Off', 0, 1, 'The text on or off'), data_restriction_regex: 'on|off' },
+    { ...subtype(10, ACTUATOR, 'Saída binária', 'Binary Output', 0, 1), data_format_operation: 1 },
+    { ...subtype(11, ACTUATOR, 'Ponto de ajuste', 'Setpoint', 5, 35, 'Degrees Celsius'), data_format_operation: 1 },
+  ],
+  devices: [
+    {
+      public_key: DEMO_PUBLIC_KEY,
+      token: DEMO_TOKEN,
+      name: 'Demo Greenhouse Controller',
+      resources: [
+        resource(101, 3, 'Door Contact', 'Greenhouse door, 1 when open', 15),
+        resource(102, 5, 'Air Temperature', 'Air temperature at bench height', 5),
+        resource(103, 6, 'Air Humidity', 'Relative humidity of the air', 5),
+        resource(104, 7, 'Soil Moisture', 'Soil moisture, bed 1', 10),
+        resource(105, 8, 'Water Meter', 'Pulses of the irrigation water meter', 15),
+        resource(106, 9, 'Circulation Fan', 'State of the circulation fan', 15),
+        resource(107, 10, 'Irrigation Relay', 'Valve relay of the drip line', 15),
+        resource(108, 11, 'Heating Setpoint', 'Night heating setpoint', 60),
+      ],
+    },
+  ],
+};
+
+/** The demo device's resource ids, in seed order. */
+export const DEMO_RESOURCES: number[] = DEMO_SEED.devices[0].resources.map((r) => r.id_resource);
+
+function subtype(id: number, type: number, name: string, nameI18n: string, begin: number, end: number, description: string | null = null) {
+  return {
+    id_resource_subtype: id,
+    id_resource_type: type,
+    name,
+    name_i18n: nameI18n,
+    description,
+    data_format_operation: 0,
+    data_restriction_regex: null as string | null,
+    data_restriction_begin_range: begin,
+    data_restriction_end_range: end,
+  };
+}
+
+function resource(id: number, subtypeId: number, name: string, description: string, lifetime: number) {
+  return { id_resource: id, id_resource_subtype: subtypeId, name, description, lifetime };
+}

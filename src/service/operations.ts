@@ -1,0 +1,136 @@
+// The six operations of the interface (§4) over the store. Each checks everything first, then applies
+// its request in one transaction (feeds, usage counters, presence) and returns the response body.
+// Counters follow the contract: a request counts once on each resource it names or writes; outgoing
+// bytes are the request body's share of a resource, income bytes the response body's share.
+import { checkInput, rawData } from '../core/validate';
+import type { FeedInput, InputValue } from '../core/wire';
+import { MESSAGE_FEED_CREATED } from '../core/wire';
+import { HttpError, successBody } from './http';
+import { batchBody, batchElement, feedBody } from './parse';
+import { createdFeedRecord, feedRecord, resourceRecord } from './records';
+import type { DeviceEntry, FeedRow, ResourceEntry, Store } from './store';
+
+export interface Context {
+  store: Store;
+  device: DeviceEntry;
+  nowMs: number;
+  /** `nowMs` as the interface writes timestamps. */
+  stamp: string;
+  /** When the request updates presence (valid token, not silent): `nowMs`; otherwise null. */
+  presenceAt: number | null;
+}
+
+/** Operation 1. */
+export function getResource(ctx: Context, id: number): string {
+  const { subtype } = owned(ctx, id, '');
+  return ctx.store.transaction(() => {
+    touchRead(ctx, [id]);
+    const body = successBody(JSON.stringify(resourceRecord(ctx.store.resourceRow(id)!, subtype.record, ctx.nowMs)));
+    ctx.store.addIncome(id, Buffer.byteLength(body));
+    return body;
+  });
+}
+
+/** Operation 2. */
+export function getResources(ctx: Context, ids: number[]): string {
+  return readEach(ctx, ids, (id, resource) => resourceRecord(ctx.store.resourceRow(id)!, resource.subtype.record, ctx.nowMs));
+}
+
+/** Operation 5. */
+export function firstFeeds(ctx: Context, ids: number[]): string {
+  return readEach(ctx, ids, (id) => feedOrNull(ctx.store.firstFeed(id)));
+}
+
+/** Operation 6. */
+export function lastFeeds(ctx: Context, ids: number[]): string {
+  return readEach(ctx, ids, (id) => feedOrNull(ctx.store.lastFeed(id)));
+}
+
+/** Operation 3; `bodyBytes` is the size of the whole request body (its outgoing usage). */
+export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: number): string {
+  const resource = owned(ctx, id, '');
+  const input = feedBody(body);
+  check(input, resource, '');
+  return ctx.store.transaction(() => {
+    const feed = ctx.store.insertFeed(id, rawData(input), ctx.stamp);
+    ctx.store.touch(id, { outgoingBytes: bodyBytes, presenceAt: ctx.presenceAt, firstFeed: feed, lastFeed: feed, stamp: ctx.stamp });
+    const response = successBody(JSON.stringify(createdFeedRecord(input, id, ctx.stamp, feed)), MESSAGE_FEED_CREATED);
+    ctx.store.addIncome(id, Buffer.byteLength(response));
+    return response;
+  });
+}
+
+interface Written {
+  outgoing: number;
+  income: number;
+  first: number;
+  last: number;
+}
+
+/** Operation 4: every element is stored, in request order, or none is (contract, Operation 4 is atomic). */
+export function createFeeds(ctx: Context, body: unknown, maxElements: number): string {
+  const elements: FeedInput[] = batchBody(body, maxElements).map((value, i) => {
+    const prefix = `element ${i}: `;
+    const element = batchElement(value, prefix);
+    check(element.input, owned(ctx, element.id_resource, prefix), prefix);
+    return element;
+  });
+  return ctx.store.transaction(() => {
+    const written = new Map<number, Written>();
+    const parts = elements.map((element) => {
+      const id = element.id_resource;
+      const feed = ctx.store.insertFeed(id, rawData(element.input), ctx.stamp);
+      const part = JSON.stringify(createdFeedRecord(element.input, id, ctx.stamp, feed));
+      const outgoing = Buffer.byteLength(JSON.stringify(element));
+      const income = Buffer.byteLength(part);
+      const seen = written.get(id);
+      if (seen === undefined) written.set(id, { outgoing, income, first: feed, last: feed });
+      else {
+        seen.outgoing += outgoing;
+        seen.income += income;
+        seen.last = feed;
+      }
+      return part;
+    });
+    for (const [id, w] of written) {
+      ctx.store.touch(id, { outgoingBytes: w.outgoing, presenceAt: ctx.presenceAt, firstFeed: w.first, lastFeed: w.last, stamp: ctx.stamp });
+      ctx.store.addIncome(id, w.income);
+    }
+    return successBody('[' + parts.join(',') + ']');
+  });
+}
+
+/** The read operations over an id list: one payload entry per id, in path order, repeats included. */
+function readEach(ctx: Context, ids: number[], render: (id: number, resource: ResourceEntry) => unknown): string {
+  const resources = ids.map((id) => owned(ctx, id, ''));
+  return ctx.store.transaction(() => {
+    touchRead(ctx, ids);
+    // Rendered before any income is added, so that a repeated id shows the same record each time.
+    const parts = ids.map((id, i) => JSON.stringify(render(id, resources[i])));
+    parts.forEach((part, i) => ctx.store.addIncome(ids[i], Buffer.byteLength(part)));
+    return successBody('[' + parts.join(',') + ']');
+  });
+}
+
+/** A read counts once on each resource it names, however often the path repeats it. */
+function touchRead(ctx: Context, ids: number[]): void {
+  for (const id of new Set(ids)) {
+    ctx.store.touch(id, { outgoingBytes: 0, presenceAt: ctx.presenceAt, firstFeed: null, lastFeed: null, stamp: ctx.stamp });
+  }
+}
+
+/** The resource, when it exists and is the device's; the same 404 otherwise, so nothing leaks across devices. */
+function owned(ctx: Context, id: number, prefix: string): ResourceEntry {
+  const resource = ctx.store.resource(id);
+  if (resource === undefined || resource.deviceId !== ctx.device.id) throw new HttpError(404, `${prefix}resource ${id} not found`);
+  return resource;
+}
+
+function check(input: InputValue, resource: ResourceEntry, prefix: string): void {
+  const problem = checkInput(input, resource.subtype.restriction);
+  if (problem !== null) throw new HttpError(422, `${prefix}resource ${resource.id}: ${problem}`);
+}
+
+function feedOrNull(row: FeedRow | undefined): unknown {
+  return row === undefined ? null : feedRecord(row);
+}

@@ -1,0 +1,97 @@
+// Reading what a client sent, each part checked as the contract's status table says (400, 413, 415).
+import type { IncomingMessage } from 'node:http';
+import type { FeedInput, InputValue } from '../core/wire';
+import { HttpError } from './http';
+import { clip } from './routes';
+
+const ID = /^[1-9][0-9]{0,15}$/;
+
+export function parseId(text: string, where = 'id'): number {
+  const id = Number(text);
+  if (!ID.test(text) || !Number.isSafeInteger(id)) throw new HttpError(400, `${where} ${JSON.stringify(clip(text))} is not a positive integer`);
+  return id;
+}
+
+/** A comma-separated id list from the path; ids may repeat. */
+export function parseIdList(text: string, maxIds: number): number[] {
+  if (text === '') throw new HttpError(400, 'the id list in the path is empty');
+  const parts = text.split(',');
+  if (parts.length > maxIds) throw new HttpError(413, `the path names ${parts.length} ids; the limit is ${maxIds}`);
+  return parts.map((part) => parseId(part));
+}
+
+/** The `silent` query parameter: true, false, 1 or 0, at most once. */
+export function parseSilent(query: URLSearchParams): boolean {
+  const values = query.getAll('silent');
+  if (values.length === 0) return false;
+  if (values.length > 1) throw new HttpError(400, 'silent is given more than once');
+  const value = values[0];
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new HttpError(400, `silent must be true, false, 1 or 0, not ${JSON.stringify(clip(value))}`);
+}
+
+/** A POST must say it carries JSON in UTF-8. */
+export function checkContentType(req: IncomingMessage): void {
+  const header = req.headers['content-type'];
+  if (header === undefined) throw new HttpError(415, 'the request has no Content-Type; send application/json');
+  const [type, ...params] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new HttpError(415, `Content-Type ${JSON.stringify(clip(header))} is not JSON; send application/json`);
+  }
+  const charset = params.find((p) => p.startsWith('charset='));
+  if (charset !== undefined && !/^charset="?utf-8"?$/.test(charset)) throw new HttpError(415, 'the body must be UTF-8');
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw new HttpError(400, 'the body is empty; it must be JSON');
+  let text: string;
+  try {
+    text = UTF8.decode(body);
+  } catch {
+    throw new HttpError(400, 'the body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'the body is not valid JSON');
+  }
+}
+
+/** The body of operation 3: `{"input": value}`. */
+export function feedBody(body: unknown): InputValue {
+  if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object with an input');
+  return inputOf(body, '');
+}
+
+/** The body of operation 4 as an array, before its elements are read one by one. */
+export function batchBody(body: unknown, maxElements: number): unknown[] {
+  if (!Array.isArray(body)) throw new HttpError(400, 'the body must be a JSON array of {id_resource, input}');
+  if (body.length === 0) throw new HttpError(400, 'the body is an empty array');
+  if (body.length > maxElements) throw new HttpError(413, `the body has ${body.length} elements; the limit is ${maxElements}`);
+  return body;
+}
+
+/** One element of operation 4; `prefix` names it in messages (`element 3: `). */
+export function batchElement(value: unknown, prefix: string): FeedInput {
+  if (!isObject(value)) throw new HttpError(400, prefix + 'not an object with id_resource and input');
+  const id = value.id_resource;
+  if (id === undefined) throw new HttpError(400, prefix + 'id_resource is missing');
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new HttpError(400, prefix + 'id_resource is not a positive integer');
+  return { id_resource: id, input: inputOf(value, prefix) };
+}
+
+function inputOf(o: Record<string, unknown>, prefix: string): InputValue {
+  const input = o.input;
+  if (input === undefined) throw new HttpError(400, prefix + 'input is missing');
+  if (typeof input !== 'number' && typeof input !== 'boolean' && typeof input !== 'string') {
+    throw new HttpError(400, prefix + 'input must be a number, a boolean or a string');
+  }
+  return input;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

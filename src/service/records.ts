@@ -1,0 +1,50 @@
+// The records of the interface (§2.2-2.4) built from stored rows, with their fields in the interface's
+// order; presence (is_alive / is_dead) is computed here, at read time.
+import type { CreatedFeed, Feed, InputValue, Resource, Subtype } from '../core/wire';
+import { isAlive } from './presence';
+import type { FeedRow, ResourceRow } from './store';
+import { timestamp } from './time';
+
+export function resourceRecord(row: ResourceRow, subtype: Subtype, nowMs: number): Resource {
+  const alive = isAlive(row.lifetime_updated_at, row.lifetime, nowMs);
+  return {
+    id_resource: row.id_resource,
+    id_device: row.id_device,
+    id_resource_subtype: row.id_resource_subtype,
+    id_last_feed: row.id_last_feed,
+    name: row.name,
+    description: row.description,
+    lifetime: row.lifetime,
+    api_requests_usage: row.api_requests_usage,
+    api_network_usage: row.api_network_income_usage + row.api_network_outgoing_usage,
+    api_network_income_usage: row.api_network_income_usage,
+    api_network_outgoing_usage: row.api_network_outgoing_usage,
+    lifetime_updated_at: row.lifetime_updated_at === null ? null : timestamp(row.lifetime_updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    active: row.active,
+    is_alive: alive,
+    is_dead: !alive,
+    subtype,
+    last_feed:
+      row.id_last_feed === null
+        ? null
+        : feedRecord({
+            id_resource_feed: row.id_last_feed,
+            id_resource: row.id_resource,
+            raw_data: row.last_raw_data!,
+            created_at: row.last_created_at!,
+          }),
+    data_format: [],
+  };
+}
+
+/** A feed as read (operations 1, 2, 5, 6). */
+export function feedRecord(row: FeedRow): Feed {
+  return { id_resource_feed: row.id_resource_feed, id_resource: row.id_resource, raw_data: row.raw_data, created_at: row.created_at };
+}
+
+/** A feed as created (operations 3, 4): the order of §4.3, and `raw_data` is the input as sent. */
+export function createdFeedRecord(input: InputValue, resource: number, createdAt: string, id: number): CreatedFeed {
+  return { raw_data: input, id_resource: resource, created_at: createdAt, id_resource_feed: id };
+}

@@ -1,0 +1,316 @@
+// Storage: the SQLite schema, the seed upsert and the prepared statements of the hot path.
+// Subtypes, devices and resources change only when a seed is applied at start, so they are also held in
+// memory (the catalog); feeds, counters and presence live only in the database.
+import Database from 'better-sqlite3';
+import { compileRestriction } from '../core/validate';
+import type { Restriction } from '../core/validate';
+import type { Subtype } from '../core/wire';
+import { tokenDigest } from './auth';
+import { SeedError } from './seed';
+import type { Seed } from './seed';
+
+export interface SubtypeEntry {
+  record: Subtype;
+  restriction: Restriction;
+}
+
+export interface DeviceEntry {
+  id: number;
+  publicKey: string;
+  tokenDigest: Buffer;
+}
+
+export interface ResourceEntry {
+  id: number;
+  deviceId: number;
+  subtype: SubtypeEntry;
+}
+
+/** A resource row joined with its last feed. `lifetime_updated_at` is in epoch ms. */
+export interface ResourceRow {
+  id_resource: number;
+  id_device: number;
+  id_resource_subtype: number;
+  id_last_feed: number | null;
+  name: string;
+  description: string;
+  lifetime: number;
+  api_requests_usage: number;
+  api_network_income_usage: number;
+  api_network_outgoing_usage: number;
+  lifetime_updated_at: number | null;
+  created_at: string;
+  updated_at: string;
+  active: number;
+  last_raw_data: string | null;
+  last_created_at: string | null;
+}
+
+export interface FeedRow {
+  id_resource_feed: number;
+  id_resource: number;
+  raw_data: string;
+  created_at: string;
+}
+
+/** What one request does to one resource, applied in one statement. */
+export interface Touch {
+  outgoingBytes: number;
+  /** Epoch ms to set `lifetime_updated_at` to, or null to leave presence alone. */
+  presenceAt: number | null;
+  /** Feeds this request created on the resource (null: none). */
+  firstFeed: number | null;
+  lastFeed: number | null;
+  /** Becomes `updated_at` when the request created feeds (the resource's last feed changed). */
+  stamp: string;
+}
+
+interface TouchParams {
+  id: number;
+  outgoing: number;
+  presence: number | null;
+  first: number | null;
+  last: number | null;
+  stamp: string;
+}
+
+const SCHEMA_VERSION = 1;
+
+// AUTOINCREMENT: ids are never reused, so they keep increasing across restarts (contract).
+// id_first_feed is kept beside id_last_feed so that operations 5 and 6 need no index over feeds.
+const SCHEMA = `
+CREATE TABLE subtypes (
+  id_resource_subtype INTEGER PRIMARY KEY,
+  id_resource_type INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  name_i18n TEXT NOT NULL,
+  description TEXT,
+  data_format_operation INTEGER NOT NULL,
+  data_restriction_regex TEXT,
+  data_restriction_begin_range INTEGER NOT NULL,
+  data_restriction_end_range INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE devices (
+  id_device INTEGER PRIMARY KEY AUTOINCREMENT,
+  public_key TEXT NOT NULL UNIQUE,
+  token_sha256 BLOB NOT NULL,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE resources (
+  id_resource INTEGER PRIMARY KEY,
+  id_device INTEGER NOT NULL REFERENCES devices,
+  id_resource_subtype INTEGER NOT NULL REFERENCES subtypes,
+  id_first_feed INTEGER,
+  id_last_feed INTEGER,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  lifetime INTEGER NOT NULL,
+  api_requests_usage INTEGER NOT NULL DEFAULT 0,
+  api_network_income_usage INTEGER NOT NULL DEFAULT 0,
+  api_network_outgoing_usage INTEGER NOT NULL DEFAULT 0,
+  lifetime_updated_at INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  active INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE feeds (
+  id_resource_feed INTEGER PRIMARY KEY AUTOINCREMENT,
+  id_resource INTEGER NOT NULL REFERENCES resources,
+  raw_data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`;
+
+const SUBTYPE_COLUMNS =
+  'id_resource_subtype, id_resource_type, name, name_i18n, description, data_format_operation, data_restriction_regex, ' +
+  'data_restriction_begin_range, data_restriction_end_range, created_at, updated_at';
+
+export class Store {
+  private readonly db: Database.Database;
+  private devices = new Map<string, DeviceEntry>();
+  private resources = new Map<number, ResourceEntry>();
+  private readonly inTransaction: <T>(fn: () => T) => T;
+  private readonly statements;
+
+  /** Opens (and creates when needed) the database; in memory without a file. */
+  constructor(file?: string) {
+    this.db = new Database(file ?? ':memory:');
+    try {
+      if (file !== undefined) {
+        // One service per file: a second one fails at once instead of sharing a stale catalog.
+        this.db.pragma('locking_mode = EXCLUSIVE');
+        this.db.pragma('journal_mode = WAL');
+        // With WAL, NORMAL still makes every commit survive a crash of the process (kill -9); only a
+        // power cut can lose the last commits, and FULL would cost an fsync per request.
+        this.db.pragma('synchronous = NORMAL');
+      }
+      this.db.pragma('foreign_keys = ON');
+      this.migrate(file);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+    const db = this.db;
+    this.inTransaction = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
+    this.statements = {
+      insertFeed: db.prepare<[number, string, string]>('INSERT INTO feeds (id_resource, raw_data, created_at) VALUES (?, ?, ?)'),
+      touch: db.prepare<[TouchParams]>(`
+        UPDATE resources SET
+          api_requests_usage = api_requests_usage + 1,
+          api_network_outgoing_usage = api_network_outgoing_usage + @outgoing,
+          lifetime_updated_at = coalesce(@presence, lifetime_updated_at),
+          id_first_feed = coalesce(id_first_feed, @first),
+          id_last_feed = coalesce(@last, id_last_feed),
+          updated_at = CASE WHEN @last IS NULL THEN updated_at ELSE @stamp END
+        WHERE id_resource = @id`),
+      addIncome: db.prepare<[number, number]>(
+        'UPDATE resources SET api_network_income_usage = api_network_income_usage + ? WHERE id_resource = ?',
+      ),
+      resource: db.prepare<[number], ResourceRow>(`
+        SELECT r.id_resource, r.id_device, r.id_resource_subtype, r.id_last_feed, r.name, r.description, r.lifetime,
+          r.api_requests_usage, r.api_network_income_usage, r.api_network_outgoing_usage, r.lifetime_updated_at,
+          r.created_at, r.updated_at, r.active, f.raw_data AS last_raw_data, f.created_at AS last_created_at
+        FROM resources r LEFT JOIN feeds f ON f.id_resource_feed = r.id_last_feed
+        WHERE r.id_resource = ?`),
+      firstFeed: db.prepare<[number], FeedRow>(`
+        SELECT f.id_resource_feed, f.id_resource, f.raw_data, f.created_at
+        FROM resources r JOIN feeds f ON f.id_resource_feed = r.id_first_feed WHERE r.id_resource = ?`),
+      lastFeed: db.prepare<[number], FeedRow>(`
+        SELECT f.id_resource_feed, f.id_resource, f.raw_data, f.created_at
+        FROM resources r JOIN feeds f ON f.id_resource_feed = r.id_last_feed WHERE r.id_resource = ?`),
+    };
+    this.loadCatalog();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  device(publicKey: string): DeviceEntry | undefined {
+    return this.devices.get(publicKey);
+  }
+
+  resource(id: number): ResourceEntry | undefined {
+    return this.resources.get(id);
+  }
+
+  /** Runs `fn` in one transaction: all of its writes are stored, or none. */
+  transaction<T>(fn: () => T): T {
+    return this.inTransaction(fn);
+  }
+
+  insertFeed(resource: number, rawData: string, createdAt: string): number {
+    return Number(this.statements.insertFeed.run(resource, rawData, createdAt).lastInsertRowid);
+  }
+
+  /** Counts one request against the resource; see Touch. */
+  touch(resource: number, t: Touch): void {
+    this.statements.touch.run({
+      id: resource,
+      outgoing: t.outgoingBytes,
+      presence: t.presenceAt,
+      first: t.firstFeed,
+      last: t.lastFeed,
+      stamp: t.stamp,
+    });
+  }
+
+  addIncome(resource: number, bytes: number): void {
+    this.statements.addIncome.run(bytes, resource);
+  }
+
+  resourceRow(id: number): ResourceRow | undefined {
+    return this.statements.resource.get(id);
+  }
+
+  firstFeed(resource: number): FeedRow | undefined {
+    return this.statements.firstFeed.get(resource);
+  }
+
+  lastFeed(resource: number): FeedRow | undefined {
+    return this.statements.lastFeed.get(resource);
+  }
+
+  /**
+   * Stores the seed's subtypes, devices and resources, keeping what is already there (feeds, counters,
+   * ids): a record changes, and its `updated_at` moves, only where the seed differs from it.
+   */
+  applySeed(seed: Seed, stamp: string): void {
+    this.transaction(() => {
+      for (const s of seed.subtypes) this.upsert('subtypes', 'id_resource_subtype', { ...s }, stamp);
+      for (const d of seed.devices) {
+        this.upsert('devices', 'public_key', { public_key: d.public_key, token_sha256: tokenDigest(d.token), name: d.name }, stamp);
+        const { id_device } = this.db.prepare('SELECT id_device FROM devices WHERE public_key = ?').get(d.public_key) as {
+          id_device: number;
+        };
+        for (const r of d.resources) {
+          const owner = this.db.prepare('SELECT d.public_key FROM resources r JOIN devices d USING (id_device) WHERE r.id_resource = ?');
+          const existing = owner.get(r.id_resource) as { public_key: string } | undefined;
+          if (existing !== undefined && existing.public_key !== d.public_key) {
+            throw new SeedError(`seed: resource ${r.id_resource} already belongs to device ${existing.public_key} in the database`);
+          }
+          this.upsert('resources', 'id_resource', { ...r, id_device }, stamp);
+        }
+      }
+    });
+    this.loadCatalog();
+  }
+
+  private upsert(table: string, key: string, row: Record<string, unknown>, stamp: string): void {
+    const columns = Object.keys(row);
+    const existing = this.db.prepare(`SELECT * FROM ${table} WHERE ${key} = ?`).get(row[key]) as Record<string, unknown> | undefined;
+    if (existing === undefined) {
+      const all = [...columns, 'created_at', 'updated_at'];
+      this.db
+        .prepare(`INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`)
+        .run(...columns.map((c) => row[c]), stamp, stamp);
+    } else if (columns.some((c) => !same(existing[c], row[c]))) {
+      this.db
+        .prepare(`UPDATE ${table} SET ${columns.map((c) => c + ' = ?').join(', ')}, updated_at = ? WHERE ${key} = ?`)
+        .run(...columns.map((c) => row[c]), stamp, row[key]);
+    }
+  }
+
+  private migrate(file: string | undefined): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version === SCHEMA_VERSION) return;
+    if (version !== 0) throw new Error(`database ${file} has schema version ${version}; this service knows ${SCHEMA_VERSION}`);
+    this.db.transaction(() => {
+      this.db.exec(SCHEMA);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+  }
+
+  private loadCatalog(): void {
+    const subtypes = new Map<number, SubtypeEntry>();
+    for (const record of this.db.prepare(`SELECT ${SUBTYPE_COLUMNS} FROM subtypes`).all() as Subtype[]) {
+      subtypes.set(record.id_resource_subtype, { record, restriction: compileRestriction(record) });
+    }
+    const devices = new Map<string, DeviceEntry>();
+    const rows = this.db.prepare('SELECT id_device, public_key, token_sha256 FROM devices').all() as {
+      id_device: number;
+      public_key: string;
+      token_sha256: Buffer;
+    }[];
+    for (const row of rows) devices.set(row.public_key, { id: row.id_device, publicKey: row.public_key, tokenDigest: row.token_sha256 });
+    const resources = new Map<number, ResourceEntry>();
+    const resourceRows = this.db.prepare('SELECT id_resource, id_device, id_resource_subtype FROM resources').all() as {
+      id_resource: number;
+      id_device: number;
+      id_resource_subtype: number;
+    }[];
+    for (const row of resourceRows) {
+      resources.set(row.id_resource, { id: row.id_resource, deviceId: row.id_device, subtype: subtypes.get(row.id_resource_subtype)! });
+    }
+    this.devices = devices;
+    this.resources = resources;
+  }
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return Buffer.isBuffer(a) && Buffer.isBuffer(b) ? a.equals(b) : a === b;
+}
