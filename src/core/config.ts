@@ -63,6 +63,8 @@ export interface AgentConfig {
   token: string;
   sensors?: SensorConfig[];
   actuators?: ActuatorConfig[];
+  /** Further resource ids whose readings are queued by hand with `record()`. */
+  resources?: number[];
   uplink?: Partial<UplinkConfig>;
   /**
    * When nothing non-silent has reached the service for this long, the agent makes a non-silent read so
@@ -125,6 +127,14 @@ const TOP: Record<string, { check: Check | null; required: boolean }> = {
   token: { check: nonEmptyString, required: true },
   sensors: { check: null, required: false },
   actuators: { check: null, required: false },
+  resources: {
+    check: (v) => {
+      if (!Array.isArray(v)) return 'expected an array of resource ids, got ' + describe(v);
+      const bad = v.findIndex((id) => positiveInteger(id) !== null);
+      return bad < 0 ? null : 'element ' + bad + ': ' + positiveInteger(v[bad]);
+    },
+    required: false,
+  },
   uplink: { check: null, required: false },
   keepAliveMs: { check: period, required: false },
   lookupRetryMs: { check: period, required: false },

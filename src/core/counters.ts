@@ -1,0 +1,32 @@
+// The agent's running totals, shared by its parts and read by stats().
+export interface Counters {
+  /** Samples that passed validation and entered the queue. */
+  accepted: number;
+  /** Samples the service stored. */
+  sent: number;
+  /** Operation-4 requests that were answered with success. */
+  batches: number;
+  /** HTTP requests made, of every kind. */
+  requests: number;
+  /** Transient failures that were retried. */
+  retries: number;
+  /** Readings refused before queuing: a read that threw, a non-finite number, an object, a broken restriction. */
+  rejectedInvalid: number;
+  /** Samples the service refused, set aside so the rest could flow. */
+  setAside: number;
+  /** Samples in requests whose outcome was unknown: the only ones that may have arrived twice. */
+  ambiguous: number;
+  /** Command handler runs. */
+  commands: number;
+  commandErrors: number;
+  /** Durable storage writes that failed (the sample stayed queued in memory). */
+  storageErrors: number;
+  lastError: string | null;
+}
+
+export function createCounters(): Counters {
+  return {
+    accepted: 0, sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
+    ambiguous: 0, commands: 0, commandErrors: 0, storageErrors: 0, lastError: null,
+  };
+}

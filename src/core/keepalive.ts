@@ -1,0 +1,68 @@
+// Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
+// request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
+// for a keep-alive interval, this makes one authenticated read of every resource (operation 2).
+import type { Host, TimerHandle } from './host';
+import type { FeedClient } from './client';
+import type { Counters } from './counters';
+import type { Job } from './lane';
+
+export class KeepAlive implements Job {
+  wanted = false;
+  private lastPresenceAt = 0;
+  private timer: TimerHandle | null = null;
+  private running = false;
+  private readonly onTimer = (): void => {
+    this.timer = null;
+    if (this.host.now() - this.lastPresenceAt >= this.intervalMs) this.want();
+    else this.arm();
+  };
+
+  constructor(
+    private readonly host: Host,
+    private readonly client: FeedClient,
+    private readonly ids: readonly number[],
+    private readonly counters: Counters,
+    private readonly report: (level: 'warn', message: string) => void,
+    private readonly want: () => void,
+    public intervalMs: number,
+  ) {}
+
+  begin(): void {
+    this.running = true;
+    this.lastPresenceAt = this.host.now();
+    this.arm();
+  }
+
+  end(): void {
+    this.running = false;
+    if (this.timer !== null) this.host.clearTimer(this.timer);
+    this.timer = null;
+  }
+
+  /** Something non-silent and authenticated reached the service. */
+  seen(): void {
+    this.lastPresenceAt = this.host.now();
+  }
+
+  async run(): Promise<void> {
+    if (!this.running) return;
+    this.counters.requests++;
+    try {
+      await this.client.getResources(this.ids);
+      this.seen();
+    } catch (e) {
+      this.counters.lastError = (e as Error).message;
+      this.report('warn', 'keep-alive read: ' + (e as Error).message);
+      // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
+      this.lastPresenceAt = this.host.now() - this.intervalMs + Math.ceil(this.intervalMs / 4);
+    }
+    this.arm();
+  }
+
+  private arm(): void {
+    if (!this.running || this.ids.length === 0) return;
+    if (this.timer !== null) this.host.clearTimer(this.timer);
+    const wait = Math.max(0, this.lastPresenceAt + this.intervalMs - this.host.now());
+    this.timer = this.host.setTimer(wait, this.onTimer);
+  }
+}

@@ -1,0 +1,664 @@
+// The agent on a fake host and a virtual clock: every flush trigger, every failure class, isolation,
+// overflow, auth pause, commands, start-up, presence, and a seeded property test over failure schedules.
+import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/core/agent';
+import type { Agent } from '../../src/core/agent';
+import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
+import { ConfigError } from '../../src/core/config';
+import type { QueueStorage, SampleValue } from '../../src/core/host';
+import { createRandom } from '../../src/core/random';
+import { FakeService } from '../support/fake-service';
+import type { FakeResource, Fault } from '../support/fake-service';
+import { VirtualClock } from '../support/virtual-clock';
+
+const RESOURCES: FakeResource[] = [
+  { id: 1, begin: 0, end: 1_000_000 },
+  { id: 2, begin: 0, end: 1_000_000 },
+  { id: 3, begin: 0, end: 100 },
+  { id: 4, regex: 'on|off' },
+  { id: 5, begin: 0, end: 1 },
+];
+
+/** On Node a macrotask turn lets every promise chain the agent started run to its end. */
+const newClock = () => new VirtualClock(() => new Promise((resolve) => setImmediate(resolve)));
+
+function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, storage?: QueueStorage) {
+  const clock = newClock();
+  const service = new FakeService(clock, RESOURCES);
+  const setAside: SetAside[] = [];
+  const agent = createAgent(service.host(storage), {
+    url: 'http://127.0.0.1:9',
+    publicKey: 'KEY',
+    token: service.token,
+    seed: 7,
+    onSetAside: (s) => setAside.push(s),
+    sensors: [],
+    resources: RESOURCES.map((r) => r.id),
+    ...config,
+    uplink: { startJitterMs: 0, flushMs: 60_000, maxLatencyMs: 60_000, batch: 100, ...uplink },
+  });
+  return { clock, service, agent, setAside };
+}
+
+function posts(service: FakeService) {
+  return service.requests.filter((r) => r.method === 'POST');
+}
+
+function fill(agent: Agent, n: number, resource = 1, from = 0): void {
+  for (let i = 0; i < n; i++) expect(agent.record(resource, from + i)).toBe(true);
+}
+
+describe('flush triggers', () => {
+  it('sends at once when a batch is full', async () => {
+    const { agent, service, clock } = setup({}, { batch: 10 });
+    await agent.start();
+    fill(agent, 9);
+    await clock.advance(0);
+    expect(posts(service)).toHaveLength(0);
+    agent.record(1, 9);
+    await clock.advance(0);
+    expect(posts(service).map((r) => r.elements)).toEqual([10]);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('sends every flush interval', async () => {
+    const { agent, service, clock } = setup({}, { flushMs: 1_000 });
+    await agent.start();
+    fill(agent, 3);
+    await clock.advance(999);
+    expect(posts(service)).toHaveLength(0);
+    await clock.advance(1);
+    expect(posts(service)).toHaveLength(1);
+    expect(posts(service)[0].at).toBe(1_000);
+  });
+
+  it('sends when the oldest sample reaches the maximum latency', async () => {
+    const { agent, service, clock } = setup({}, { maxLatencyMs: 500 });
+    await agent.start();
+    await clock.advance(200);
+    fill(agent, 1);
+    await clock.advance(100);
+    fill(agent, 1, 1, 1);
+    await clock.advance(399);
+    expect(posts(service)).toHaveLength(0);
+    await clock.advance(1);
+    expect(posts(service).map((r) => [r.at, r.elements])).toEqual([[700, 2]]);
+  });
+
+  it('flush() sends what is queued and says whether it all left', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    expect(await agent.flush()).toBe(true);
+    fill(agent, 5);
+    const done = agent.flush();
+    await clock.advance(0);
+    expect(await done).toBe(true);
+    expect(service.stored(1)).toHaveLength(5);
+    service.faults.push({ kind: 'status', status: 503 });
+    fill(agent, 1);
+    const failed = agent.flush();
+    await clock.advance(0);
+    expect(await failed).toBe(false);
+    expect(agent.stats().queued).toBe(1);
+  });
+
+  it('stop() drains the queue, riding out a transient failure', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 250);
+    await clock.advance(0);
+    fill(agent, 30, 2);
+    service.faults.push({ kind: 'status', status: 500 });
+    const stopped = agent.stop();
+    await clock.advance(10_000);
+    const stats = await stopped;
+    expect(stats.queued).toBe(0);
+    expect(service.stored(2)).toHaveLength(30);
+    expect(stats.sent).toBe(280);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('stop() gives up draining after its timeout and keeps the count honest', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 10);
+    service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    const stopped = agent.stop({ timeoutMs: 5_000 });
+    await clock.advance(5_000);
+    const stats = await stopped;
+    expect(stats.queued).toBe(10);
+    expect(stats.sent).toBe(0);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('jitters the first flush after start', async () => {
+    const firsts = new Set<number>();
+    for (let seed = 1; seed <= 5; seed++) {
+      const { agent, service, clock } = setup({ seed }, { startJitterMs: 10_000, batch: 1 });
+      await agent.start();
+      agent.record(1, 1);
+      await clock.advance(10_000);
+      const first = posts(service)[0].at;
+      expect(first).toBeGreaterThanOrEqual(0);
+      expect(first).toBeLessThan(10_000);
+      firsts.add(first);
+    }
+    expect(firsts.size).toBeGreaterThan(1);
+  });
+});
+
+describe('failures', () => {
+  it('retries a refused connection with backoff and counts nothing ambiguous', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 5);
+    service.faults.push({ kind: 'network', maybeDelivered: false }, { kind: 'network', maybeDelivered: false });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4]);
+    const s = agent.stats();
+    expect(s.retries).toBe(2);
+    expect(s.ambiguous).toBe(0);
+    expect(s.sent).toBe(5);
+  });
+
+  it('counts a timeout after sending as ambiguous: the only way to a duplicate', async () => {
+    const { agent, service, clock } = setup({}, { timeoutMs: 2_000 });
+    await agent.start();
+    fill(agent, 4);
+    service.faults.push({ kind: 'timeout', store: true });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 0, 1, 2, 3]);
+    expect(agent.stats().ambiguous).toBe(4);
+    expect(agent.stats().sent).toBe(4);
+  });
+
+  it.each([408, 429, 500, 502, 503])('retries status %i', async (status) => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 3);
+    service.faults.push({ kind: 'status', status });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(service.stored(1)).toEqual([0, 1, 2]);
+    expect(agent.stats().retries).toBe(1);
+  });
+
+  it('retries a malformed 200 answer, counting it ambiguous', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 2);
+    service.faults.push({ kind: 'body', body: '<html>oops</html>', store: true });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(agent.stats().ambiguous).toBe(2);
+    expect(agent.stats().lastError).toMatch(/malformed|JSON/i);
+    expect(service.stored(1)).toEqual([0, 1, 0, 1]);
+  });
+
+  it('honours Retry-After: no request before it', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 1);
+    service.faults.push({ kind: 'status', status: 429, retryAfter: '120' });
+    void agent.flush();
+    await clock.advance(0);
+    expect(await agent.flush()).toBe(false);
+    await clock.advance(119_999);
+    expect(posts(service)).toHaveLength(1);
+    await clock.advance(1);
+    expect(posts(service)).toHaveLength(2);
+    expect(posts(service)[1].at).toBe(120_000);
+  });
+
+  it('keeps backoff delays within [0, min(cap, base·2^attempt))', async () => {
+    const { agent, service, clock } = setup({}, { backoffBaseMs: 1_000, backoffCapMs: 16_000 });
+    await agent.start();
+    fill(agent, 1);
+    service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    void agent.flush();
+    await clock.advance(300_000);
+    const times = posts(service).map((r) => r.at);
+    expect(times.length).toBeGreaterThan(10);
+    for (let i = 1; i < times.length; i++) {
+      const gap = times[i] - times[i - 1];
+      expect(gap).toBeGreaterThanOrEqual(0);
+      expect(gap).toBeLessThan(Math.min(16_000, 1_000 * 2 ** (i - 1)));
+    }
+    service.faultFor = null;
+    await clock.advance(20_000);
+    expect(service.stored(1)).toEqual([0]);
+  });
+
+  it('halves the batch on 413 until it fits', async () => {
+    const { agent, service, clock } = setup({}, { batch: 100 });
+    service.maxElements = 30;
+    await agent.start();
+    fill(agent, 100);
+    await clock.advance(0);
+    expect(posts(service).map((r) => r.elements).slice(0, 4)).toEqual([100, 50, 25, 25]);
+    expect(service.stored(1)).toHaveLength(100);
+    expect(agent.stats().batchLimit).toBe(25);
+    expect(service.stored(1)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+
+  it('pauses on 401, keeps every sample, and recovers when the token is accepted again', async () => {
+    const { agent, service, clock } = setup({}, { authRetryMs: 60_000 });
+    await agent.start();
+    const token = service.token;
+    service.token = 'rotated';
+    fill(agent, 20);
+    void agent.flush();
+    await clock.advance(0);
+    expect(agent.stats().authPaused).toBe(true);
+    fill(agent, 5, 1, 20);
+    await clock.advance(59_000);
+    expect(posts(service)).toHaveLength(1);
+    expect(await agent.flush()).toBe(false);
+    service.token = token;
+    await clock.advance(1_000);
+    expect(agent.stats().authPaused).toBe(false);
+    expect(service.stored(1)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+});
+
+describe('isolation of refused elements', () => {
+  const extra = Math.ceil(Math.log2(100)) + 1;
+
+  it.each([0, 37, 99])('bisects to one bad element among 100 (index %i) within ⌈log2 100⌉+1 extra requests', async (bad) => {
+    const { agent, service, clock, setAside } = setup();
+    service.nameIndex = false;
+    service.refuse = (_r, input) => input === bad;
+    await agent.start();
+    fill(agent, 100);
+    await clock.advance(0);
+    expect(posts(service).length - 1).toBeLessThanOrEqual(extra);
+    expect(service.stored(1)).toEqual(Array.from({ length: 100 }, (_, i) => i).filter((i) => i !== bad));
+    expect(setAside).toEqual([{ resource: 1, value: bad, reason: expect.stringContaining('refused') }]);
+    expect(agent.stats()).toMatchObject({ setAside: 1, sent: 99, queued: 0 });
+  });
+
+  it('uses the index the service names: two extra requests', async () => {
+    const { agent, service, clock, setAside } = setup();
+    service.refuse = (_r, input) => input === 60;
+    await agent.start();
+    fill(agent, 100);
+    await clock.advance(0);
+    expect(posts(service).map((r) => r.elements)).toEqual([100, 60, 39]);
+    expect(setAside.map((s) => s.value)).toEqual([60]);
+  });
+
+  it('sets aside several bad elements and delivers the rest', async () => {
+    const { agent, service, clock, setAside } = setup();
+    service.nameIndex = false;
+    const bad = new Set([3, 4, 50, 98]);
+    service.refuse = (_r, input) => bad.has(input as number);
+    await agent.start();
+    fill(agent, 100);
+    await clock.advance(0);
+    expect(setAside.map((s) => s.value)).toEqual([3, 4, 50, 98]);
+    expect(service.stored(1)).toHaveLength(96);
+  });
+
+  it('takes the {success, failed} form: the failed ones are set aside, the rest counted as sent', async () => {
+    const { agent, service, clock, setAside } = setup();
+    service.failedForm = true;
+    service.refuse = (_r, input) => input === 2 || input === 7;
+    await agent.start();
+    fill(agent, 10);
+    await clock.advance(0);
+    await agent.flush();
+    expect(posts(service)).toHaveLength(1);
+    expect(setAside.map((s) => s.value)).toEqual([2, 7]);
+    expect(agent.stats()).toMatchObject({ sent: 8, setAside: 2, queued: 0 });
+  });
+
+  it('an unknown resource in the queue does not block the others', async () => {
+    const { agent, service, clock, setAside } = setup({ sensors: [] });
+    await agent.start();
+    fill(agent, 5, 1);
+    // Resource 1 disappears on the service side after start.
+    service.resources.splice(0, 1);
+    fill(agent, 5, 2);
+    await agent.flush();
+    await clock.advance(0);
+    expect(setAside).toHaveLength(5);
+    expect(service.stored(2)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('overflow', () => {
+  it('drops the oldest by default, counted exactly, during an outage', async () => {
+    const { agent, service, clock } = setup({}, { queue: 10 });
+    service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    await agent.start();
+    fill(agent, 25);
+    expect(agent.stats()).toMatchObject({ queued: 10, droppedOverflow: 15, highWater: 10, accepted: 25 });
+    service.faultFor = null;
+    expect(await agent.flush()).toBe(true);
+    await clock.advance(0);
+    expect(service.stored(1)).toEqual([15, 16, 17, 18, 19, 20, 21, 22, 23, 24]);
+  });
+
+  it('drops the newest when told to', async () => {
+    const { agent, service, clock } = setup({}, { queue: 10, overflow: 'drop-newest' });
+    await agent.start();
+    service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    for (let i = 0; i < 25; i++) expect(agent.record(1, i)).toBe(i < 10);
+    expect(agent.stats()).toMatchObject({ queued: 10, droppedOverflow: 15, accepted: 10 });
+    service.faultFor = null;
+    await agent.flush();
+    await clock.advance(0);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('never evicts samples that are in flight', async () => {
+    const { agent, service, clock } = setup({}, { queue: 10, batch: 4, timeoutMs: 1_000 });
+    await agent.start();
+    service.faults.push({ kind: 'timeout' });
+    fill(agent, 4);
+    await clock.advance(0);
+    fill(agent, 20, 1, 4);
+    await clock.advance(30_000);
+    expect(service.stored(1).slice(0, 4)).toEqual([0, 1, 2, 3]);
+    const s = agent.stats();
+    expect(s.sent + s.droppedOverflow + s.queued).toBe(24);
+  });
+});
+
+describe('sampling', () => {
+  it('samples on schedule without drift and keeps order per resource', async () => {
+    const times: number[] = [];
+    let n = 0;
+    const { agent, service, clock } = setup({
+      sensors: [
+        { resource: 1, every: 100, read: () => (times.push(clock.now()), n++) },
+        { resource: 2, every: 250, read: () => n },
+      ],
+    }, { flushMs: 1_000 });
+    await agent.start();
+    await clock.advance(2_000);
+    expect(times).toEqual(Array.from({ length: 21 }, (_, k) => k * 100));
+    await agent.flush();
+    await clock.advance(0);
+    const one = service.stored(1) as number[];
+    expect(one).toEqual([...one].sort((a, b) => a - b));
+    expect(service.stored(2)).toHaveLength(9);
+  });
+
+  it('counts and skips bad readings, and carries on', async () => {
+    let calls = 0;
+    const values: unknown[] = [5, NaN, Infinity, { x: 1 }, null, 101, -1, 'abc', 50];
+    const { agent, service, clock } = setup({
+      sensors: [
+        { resource: 3, every: 10, read: () => values[calls++] as SampleValue },
+        { resource: 2, every: 30, read: () => { throw new Error('i2c bus stuck'); } },
+        { resource: 4, every: 1_000, read: () => 'maybe' },
+      ],
+    });
+    await agent.start();
+    await clock.advance(80);
+    await agent.flush();
+    await clock.advance(0);
+    expect(service.stored(3)).toEqual([5, 50]);
+    expect(service.stored(4)).toEqual([]);
+    const s = agent.stats();
+    expect(s.rejectedInvalid).toBe(7 + 3 + 1);
+    expect(s.lastError).toBeTruthy();
+    expect(service.logs.some((l) => l.message.includes('i2c bus stuck'))).toBe(true);
+  });
+
+  it('takes asynchronous reads, and skips a tick rather than piling reads up', async () => {
+    let resolveRead: ((v: number) => void) | null = null;
+    const { agent, service, clock } = setup({
+      sensors: [{ resource: 1, every: 100, read: () => new Promise<number>((r) => { resolveRead = r; }) }],
+    });
+    await agent.start();
+    await clock.advance(250);
+    resolveRead!(42);
+    await clock.advance(0);
+    await agent.flush();
+    await clock.advance(0);
+    expect(service.stored(1)).toEqual([42]);
+  });
+
+  it('allows a valid boolean, string and regex match, and refuses an unconfigured resource', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    expect(agent.record(6, 1)).toBe(false);
+    expect(agent.record(5, true)).toBe(true);
+    expect(agent.record(4, 'on')).toBe(true);
+    expect(agent.record(4, 'onn')).toBe(false);
+    expect(agent.record(3, '42')).toBe(true);
+    await agent.flush();
+    await clock.advance(0);
+    expect(service.stored(5)).toEqual([true]);
+    expect(service.stored(4)).toEqual(['on']);
+  });
+});
+
+describe('commands', () => {
+  it('runs the handler once for each new feed, never twice', async () => {
+    const seen: SampleValue[] = [];
+    const { agent, service, clock } = setup({ actuators: [{ resource: 5, every: 1_000, handle: (v) => { seen.push(v); } }] });
+    service.command(5, 1);
+    await agent.start();
+    await clock.advance(1_500);
+    expect(seen).toEqual([]);
+    service.command(5, 0);
+    await clock.advance(3_000);
+    service.command(5, 1);
+    await clock.advance(1_000);
+    expect(seen).toEqual([false, true]);
+    expect(agent.stats().commands).toBe(2);
+    expect(service.requests.filter((r) => r.url.includes('/feeds/last')).every((r) => r.silent)).toBe(true);
+  });
+
+  it('applies the current command at start when asked, parses values, and survives a throwing handler', async () => {
+    const seen: SampleValue[] = [];
+    const { agent, service, clock } = setup({
+      actuators: [
+        { resource: 4, every: 500, applyCurrent: true, handle: (v) => { seen.push(v); } },
+        { resource: 3, every: 500, handle: () => { throw new Error('relay jammed'); } },
+      ],
+    });
+    service.command(4, 'on');
+    await agent.start();
+    await clock.advance(0);
+    service.command(3, 12);
+    await clock.advance(600);
+    expect(seen).toEqual(['on']);
+    expect(agent.stats()).toMatchObject({ commands: 2, commandErrors: 1 });
+    expect(agent.stats().lastError).toContain('relay jammed');
+  });
+});
+
+describe('start-up and presence', () => {
+  it('names a configured id that does not exist', async () => {
+    const { agent } = setup({ sensors: [{ resource: 1, every: 1_000, read: () => 1 }, { resource: 99, every: 1_000, read: () => 1 }] });
+    await expect(agent.start()).rejects.toThrow(ConfigError);
+    await expect(agent.start()).rejects.toThrow(/started already/);
+    const again = setup({ actuators: [{ resource: 77, every: 1_000, handle: () => {} }] });
+    await expect(again.agent.start()).rejects.toThrow(/resource 77 does not exist/);
+  });
+
+  it('refuses to start with a token the service refuses', async () => {
+    const { agent, service } = setup({ sensors: [{ resource: 1, every: 1_000, read: () => 1 }] });
+    service.token = 'other';
+    await expect(agent.start()).rejects.toThrow(/401/);
+  });
+
+  it('samples while the service is unreachable at start, and retries the lookup', async () => {
+    const { agent, service, clock } = setup({ sensors: [{ resource: 3, every: 1_000, read: () => 500 }], lookupRetryMs: 9_500, resources: [] });
+    service.unreachable = true;
+    await agent.start();
+    await clock.advance(5_000);
+    expect(agent.stats().accepted).toBe(6);
+    service.unreachable = false;
+    // The lookup is retried at 9.5 s; from then on the restriction is known and 500 is outside 0..100.
+    await clock.advance(7_000);
+    expect(agent.stats()).toMatchObject({ accepted: 10, rejectedInvalid: 3 });
+  });
+
+  it('keeps presence alive with a non-silent read when nothing else reached the service', async () => {
+    const { agent, service, clock } = setup({ sensors: [{ resource: 1, every: 600_000, read: () => 1 }] }, { flushMs: 10_000 });
+    await agent.start();
+    await clock.advance(20_000);
+    const before = service.requests.length;
+    // lifetime 15 min → keep-alive every 7.5 min.
+    await clock.advance(450_000);
+    const reads = service.requests.slice(before).filter((r) => r.method === 'GET' && !r.silent);
+    expect(reads).toHaveLength(1);
+    expect(reads[0].at).toBe(10_000 + 450_000);
+  });
+
+  it('canSleep() says when nothing is queued or in flight', async () => {
+    const { agent, clock } = setup({}, { timeoutMs: 1_000 });
+    await agent.start();
+    expect(agent.canSleep()).toBe(true);
+    agent.record(1, 1);
+    expect(agent.canSleep()).toBe(false);
+    await agent.flush();
+    await clock.advance(0);
+    expect(agent.canSleep()).toBe(true);
+  });
+});
+
+describe('configuration', () => {
+  it('lists every problem in one message', () => {
+    let error: unknown = null;
+    try {
+      createAgent(new FakeService(newClock(), []).host(), {
+        url: 'ftp://x',
+        publicKey: '',
+        token: 'SECRET-TOKEN-XYZ',
+        sensors: [{ resource: -1, every: 0, read: 5 }],
+        uplink: { batch: 5000, bacth: 1 },
+        extra: true,
+      } as unknown as AgentConfig);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual(expect.arrayContaining([
+      'extra: unknown key',
+      expect.stringMatching(/^url: /),
+      expect.stringMatching(/^publicKey: /),
+      expect.stringMatching(/^sensors\[0\]\.resource: /),
+      expect.stringMatching(/^sensors\[0\]\.every: /),
+      expect.stringMatching(/^sensors\[0\]\.read: /),
+      expect.stringMatching(/^uplink\.batch: expected at most 1000/),
+      'uplink.bacth: unknown key',
+    ]));
+    expect(problems).toHaveLength(8);
+    expect((error as Error).message).not.toContain('SECRET-TOKEN-XYZ');
+  });
+});
+
+describe('secrets', () => {
+  it('never lets the token into logs, stats or set-aside reasons', async () => {
+    const { agent, service, clock, setAside } = setup({}, { authRetryMs: 1_000 });
+    await agent.start();
+    service.faults.push({ kind: 'status', status: 401, message: 'token ' + service.token + ' is not valid' });
+    service.faults.push({ kind: 'status', status: 422, message: 'element 0: ' + service.token + ' refused' });
+    fill(agent, 1);
+    void agent.flush();
+    await clock.advance(5_000);
+    const everything = JSON.stringify([service.logs, agent.stats(), setAside]);
+    expect(setAside).toHaveLength(1);
+    expect(everything).not.toContain(service.token);
+  });
+});
+
+describe('durable storage contract', () => {
+  it('restores unacknowledged samples oldest first and checkpoints what left', async () => {
+    const log: { seq: number; resource: number; value: SampleValue }[] = [];
+    let acked = -1;
+    const storage: QueueStorage = {
+      load: (visit) => {
+        for (const r of log) if (r.seq > acked) visit(r.seq, r.resource, r.value);
+        return log.length === 0 ? 0 : log[log.length - 1].seq + 1;
+      },
+      append: (seq, resource, value) => {
+        log.push({ seq, resource, value });
+      },
+      ack: (seq) => {
+        acked = seq;
+      },
+    };
+    const first = setup({}, {}, storage);
+    first.service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    await first.agent.start();
+    fill(first.agent, 5);
+    expect(log.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(acked).toBe(-1);
+    // "Crash": a new agent on the same storage.
+    const second = setup({}, {}, storage);
+    await second.agent.start();
+    expect(second.agent.stats().queued).toBe(5);
+    second.agent.record(1, 5);
+    expect(log[log.length - 1].seq).toBe(5);
+    await second.agent.flush();
+    await second.clock.advance(0);
+    expect(second.service.stored(1)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(acked).toBe(5);
+  });
+});
+
+describe('property: no accepted sample is lost', () => {
+  // Each takes the random source and the number of elements in the request.
+  const FAULTS: ((r: () => number, n: number) => Fault | null)[] = [
+    () => null,
+    () => null,
+    () => null,
+    (r) => ({ kind: 'network', maybeDelivered: r() < 0.5, store: false }),
+    (r) => ({ kind: 'network', maybeDelivered: true, store: r() < 0.5 }),
+    (r) => ({ kind: 'timeout', store: r() < 0.5 }),
+    () => ({ kind: 'status', status: 503 }),
+    () => ({ kind: 'status', status: 429, retryAfter: '3' }),
+    // A real 413 blames the size of a batch; a single sample that is too large is set aside, not lost.
+    (_r, n) => (n > 1 ? { kind: 'status', status: 413 } : null),
+    (r) => ({ kind: 'body', body: '{"success":true}', store: r() < 0.5 }),
+    () => ({ kind: 'status', status: 401 }),
+  ];
+
+  it('holds over 1,000 random failure schedules', async () => {
+    for (let seed = 1; seed <= 1_000; seed++) {
+      const r = createRandom(seed);
+      const clock = newClock();
+      const service = new FakeService(clock, RESOURCES);
+      service.faultFor = (n) => FAULTS[Math.floor(r() * FAULTS.length)](r, n);
+      const agent = createAgent(service.host(), {
+        url: 'http://127.0.0.1:9', publicKey: 'K', token: service.token, seed, resources: [1, 2],
+        uplink: {
+          batch: 1 + Math.floor(r() * 20), queue: 200, timeoutMs: 1_000, flushMs: 500, maxLatencyMs: 800,
+          backoffBaseMs: 100, backoffCapMs: 2_000, authRetryMs: 3_000, startJitterMs: 300,
+        },
+      });
+      await agent.start();
+      const accepted: number[][] = [[], []];
+      const total = 20 + Math.floor(r() * 80);
+      for (let i = 0; i < total; i++) {
+        const resource = 1 + Math.floor(r() * 2);
+        if (agent.record(resource, i)) accepted[resource - 1].push(i);
+        if (r() < 0.3) await clock.advance(Math.floor(r() * 400));
+      }
+      service.faultFor = null;
+      const stats = await Promise.all([agent.stop({ timeoutMs: 60_000 }), clock.advance(60_000)]).then(([s]) => s);
+      for (const resource of [1, 2]) {
+        const stored = service.stored(resource) as number[];
+        const want = accepted[resource - 1];
+        // Every accepted value arrived, in order of first arrival; any extra is a repeat of one that did.
+        const firsts = stored.filter((v, i) => stored.indexOf(v) === i);
+        if (JSON.stringify(firsts) !== JSON.stringify(want)) {
+          throw new Error('seed ' + seed + ' resource ' + resource + ': stored ' + JSON.stringify(stored) + ', accepted ' + JSON.stringify(want));
+        }
+      }
+      const duplicates = service.feeds.length - stats.accepted;
+      expect(duplicates).toBeLessThanOrEqual(stats.ambiguous);
+      expect(stats).toMatchObject({ queued: 0, droppedOverflow: 0, setAside: 0, sent: stats.accepted });
+    }
+  }, 120_000);
+});
