@@ -117,8 +117,7 @@ export class FeedClient {
 
   /**
    * Operation 4 with a body already encoded by the queue: `count` elements, the id_resource of element
-   * i is `resourceAt(i)` (used to check the answer matches). Without the inputs, entries of the
-   * {success, failed} form are matched to elements by id_resource alone, or by their `index`.
+   * i is `resourceAt(i)` (used to check the answer matches).
    */
   createFeedsEncoded(
     body: string,
@@ -175,7 +174,10 @@ export class FeedClient {
     if (count === 0) return { rejected: [], stored: 0 };
     const path = this.device + '/resources/feeds' + query(o);
     const payload = await this.exchange('POST', path, body, headers, count);
-    const outcome = batchOutcome(payload, count, resourceAt, elements);
+    // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
+    // back for that, only on this rare path.
+    const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
+    const outcome = batchOutcome(payload, count, resourceAt, known);
     if (typeof outcome === 'string') throw this.malformed('POST', path, 'payload' + outcome);
     for (const r of outcome.rejected) r.reason = redact(r.reason, this.token);
     return outcome;
@@ -533,6 +535,16 @@ function batchOutcome(
   }
   rejected.sort((a, b) => a.index - b.index);
   return { rejected, stored: success.length };
+}
+
+/** The elements of a body this client was given to send, or null if it is not what it should be. */
+function parseOwnBody(body: string, count: number): FeedInput[] | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return Array.isArray(parsed) && parsed.length === count ? (parsed as FeedInput[]) : null;
+  } catch {
+    return null;
+  }
 }
 
 function failedIssue(entry: unknown): string | null {
