@@ -265,6 +265,19 @@ describe('parsing', () => {
   });
 });
 
+describe('the {success, failed} form for an encoded body', () => {
+  it('matches failed entries by their input, whatever order the service lists them in', async () => {
+    const ids = [73, 73, 73, 73];
+    const body = JSON.stringify([0, 1, 2, 3].map((v) => ({ id_resource: 73, input: v })));
+    const { client } = setup([ok({
+      success: [created(73, 0, 1), created(73, 3, 2)],
+      failed: [{ id_resource: 73, input: 2, message: 'two' }, { id_resource: 73, input: 1, message: 'one' }],
+    })]);
+    const outcome = await client.createFeedsEncoded(body, 4, (i) => ids[i]);
+    expect(outcome).toEqual({ rejected: [{ index: 1, reason: 'one' }, { index: 2, reason: 'two' }], stored: 2 });
+  });
+});
+
 describe('malformed answers', () => {
   const cases: { name: string; call: (c: FeedClient) => Promise<unknown>; answer: HttpResult; issue: string; post?: boolean }[] = [
     { name: 'not JSON', call: (c) => c.getResource(73), answer: answer(200, '{"success": tr'), issue: 'body is not JSON' },
