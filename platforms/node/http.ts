@@ -1,0 +1,99 @@
+// Host['request'] over Node's built-in fetch (undici). Connections are reused through the dispatcher's
+// keep-alive pool; TLS certificates are always verified. Every failure becomes an HttpResult: it never rejects.
+import type { HttpRequest, HttpResult } from '../../src/core/host';
+
+/** An undici dispatcher, such as `new Agent({ connect: { ca } })` from the `undici` package. */
+export type Dispatcher = NonNullable<RequestInit['dispatcher']>;
+
+export interface HttpOptions {
+  /**
+   * Where requests go through. Default: Node's global dispatcher, a keep-alive pool per origin shared by
+   * every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
+   */
+  dispatcher?: Dispatcher;
+}
+
+// Failures of connecting (name lookup, routing, refusal) happen before a byte of the request is written.
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'EADDRNOTAVAIL',
+]);
+// Certificates are checked during the TLS handshake, also before the request is written.
+const CERTIFICATE_FAILURE = /CERT|^UNABLE_TO_|^INVALID_CA$|^PATH_LENGTH_EXCEEDED$|^HOSTNAME_MISMATCH$/;
+// undici's own timers: for the connection (then nothing was sent) and for the answer.
+const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
+const ANSWER_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Promise<HttpResult> {
+  const init = options.dispatcher === undefined ? undefined : { dispatcher: options.dispatcher };
+  return async (req) => {
+    const controller = new AbortController();
+    let request: Request;
+    try {
+      // A redirect is answered, not followed: following one would turn a POST into a GET.
+      request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal });
+    } catch (e) {
+      // A bad URL or header value: refused before anything was sent.
+      return { kind: 'network', message: redact(describe(e), req.headers), maybeDelivered: false };
+    }
+    // A fresh object per request, so an abort is known to be this timer's and no other.
+    const timedOut = new Error('timeout');
+    const timer = setTimeout(() => controller.abort(timedOut), req.timeoutMs);
+    timer.unref();
+    try {
+      const response = await fetch(request, init);
+      const body = await response.text();
+      return { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after'), body };
+    } catch (e) {
+      if (e === timedOut) return { kind: 'timeout', maybeDelivered: true };
+      return failure(e, req.headers);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+function failure(e: unknown, headers: Record<string, string>): HttpResult {
+  const code = errorCode(e);
+  if (code === CONNECT_TIMEOUT) return { kind: 'timeout', maybeDelivered: false };
+  if (code !== null && ANSWER_TIMEOUTS.has(code)) return { kind: 'timeout', maybeDelivered: true };
+  const notSent = code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code));
+  // Anything else (a reset, a close, a broken answer) may come after the server acted, for a GET as for a
+  // POST: a GET with the token updates presence, so the core is told the truth and decides.
+  return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: !notSent };
+}
+
+/** The first error code along the cause chain: fetch wraps the socket's error as `cause`. */
+function errorCode(e: unknown): string | null {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 4 && typeof cur === 'object' && cur !== null; depth++) {
+    const { code, errors, cause } = cur as { code?: unknown; errors?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    // Connecting to every address of a name fails as an AggregateError of one error per address.
+    cur = Array.isArray(errors) && errors.length > 0 ? errors[0] : cause;
+  }
+  return null;
+}
+
+function describe(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  return e.cause instanceof Error ? e.message + ': ' + e.cause.message : e.message;
+}
+
+/** Removes the Authorization value from a message: undici quotes a header value it rejects. */
+function redact(message: string, headers: Record<string, string>): string {
+  let out = message;
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() !== 'authorization') continue;
+    const value = headers[name];
+    const credential = value.slice(value.indexOf(' ') + 1);
+    for (const secret of [value, credential]) if (secret !== '') out = out.split(secret).join('[redacted]');
+  }
+  return out;
+}

@@ -1,0 +1,184 @@
+// The Node HTTP adapter against real sockets on 127.0.0.1: answers, each kind of failure, reuse, TLS, secrecy.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTlsHttpServer } from 'node:https';
+import { createServer as createTcpServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { HttpRequest, HttpResult } from '../../src/core/host';
+import { createHttp } from '../../platforms/node/http';
+import { builtinAgent } from './support/builtin-agent';
+import { closedPort, listen, shut } from './support/listen';
+
+const TOKEN = '2A192A93FA7E383AE98803C7';
+const HEADERS = { Authorization: 'Bearer ' + TOKEN, 'Content-Type': 'application/json' };
+// Self-signed for IP 127.0.0.1, valid 2000–2100, made with `openssl ca -selfsign` for these tests only.
+const CERT = readFileSync(new URL('./fixtures/localhost-cert.pem', import.meta.url));
+const KEY = readFileSync(new URL('./fixtures/localhost-key.pem', import.meta.url));
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(shut));
+});
+
+function serve(server: Server): Promise<string> {
+  servers.push(server);
+  return listen(server);
+}
+
+/** A server that answers every request through `handle` and counts requests and connections. */
+async function httpServer(handle: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void) {
+  const seen = { requests: 0, connections: 0 };
+  const server = createServer((req, res) => {
+    seen.requests++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, Buffer.concat(chunks), res));
+  });
+  server.on('connection', () => seen.connections++);
+  return { base: 'http://' + (await serve(server)), seen };
+}
+
+/** A raw TCP server that does `onRequest` with the socket once the request's first bytes arrive. */
+async function tcpServer(onRequest: (socket: Socket) => void): Promise<string> {
+  return serve(createTcpServer((socket) => socket.once('data', () => onRequest(socket))));
+}
+
+function post(url: string, body = '[]', timeoutMs = 5_000): HttpRequest {
+  return { method: 'POST', url, headers: HEADERS, body, timeoutMs };
+}
+
+describe('createHttp', () => {
+  const request = createHttp();
+
+  it('returns the status and body of an answer, with the body sent as UTF-8', async () => {
+    const { base } = await httpServer((req, body, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ length: req.headers['content-length'], text: body.toString('utf8'), auth: req.headers.authorization }));
+    });
+    const result = await request(post(base + '/feeds', '{"input":"é✓"}'));
+    expect(result).toMatchObject({ kind: 'response', status: 200, retryAfter: null });
+    const echoed = JSON.parse((result as { body: string }).body);
+    expect(echoed).toEqual({ length: String(Buffer.byteLength('{"input":"é✓"}')), text: '{"input":"é✓"}', auth: 'Bearer ' + TOKEN });
+  });
+
+  it('passes Retry-After through and answers a non-200 as a response', async () => {
+    const { base } = await httpServer((_req, _body, res) => {
+      res.writeHead(429, { 'Retry-After': '7' });
+      res.end('{"success":false,"payload":null,"message":"slow down"}');
+    });
+    expect(await request(post(base))).toEqual({
+      kind: 'response',
+      status: 429,
+      retryAfter: '7',
+      body: '{"success":false,"payload":null,"message":"slow down"}',
+    });
+  });
+
+  it('answers a redirect instead of following it', async () => {
+    const { base, seen } = await httpServer((_req, _body, res) => {
+      res.writeHead(302, { Location: '/elsewhere' });
+      res.end();
+    });
+    expect(await request(post(base))).toMatchObject({ kind: 'response', status: 302 });
+    expect(seen.requests).toBe(1);
+  });
+
+  it('reuses one connection for several requests', async () => {
+    const { base, seen } = await httpServer((_req, _body, res) => res.end('{}'));
+    for (let i = 0; i < 5; i++) {
+      expect(await request(post(base))).toMatchObject({ kind: 'response', status: 200 });
+      // undici frees a socket on the turn after its answer ends; a request sent sooner opens a second one.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(seen).toEqual({ requests: 5, connections: 1 });
+  });
+
+  it('reports a refused connection as a network failure that delivered nothing', async () => {
+    const address = await closedPort(createTcpServer());
+    const result = await request(post('http://' + address));
+    expect(result).toMatchObject({ kind: 'network', maybeDelivered: false });
+    expect((result as { message: string }).message).toContain('ECONNREFUSED');
+  });
+
+  it('reports a reset after the request was written as maybe delivered', async () => {
+    const address = await tcpServer((socket) => socket.resetAndDestroy());
+    const result = await request(post('http://' + address));
+    expect(result).toMatchObject({ kind: 'network', maybeDelivered: true });
+    expect((result as { message: string }).message).toContain('ECONNRESET');
+  });
+
+  it('reports a connection closed without an answer as maybe delivered, for a GET too', async () => {
+    const address = await tcpServer((socket) => socket.end());
+    const result = await request({ method: 'GET', url: 'http://' + address + '/resources/1', headers: HEADERS, timeoutMs: 5_000 });
+    expect(result).toMatchObject({ kind: 'network', maybeDelivered: true });
+  });
+
+  it('times out a server that never answers, as maybe delivered', async () => {
+    let received = false;
+    const address = await tcpServer(() => (received = true));
+    expect(await request(post('http://' + address, '[]', 200))).toEqual({ kind: 'timeout', maybeDelivered: true });
+    expect(received).toBe(true);
+  });
+
+  it('times out an answer whose body never ends', async () => {
+    const { base } = await httpServer((_req, _body, res) => {
+      res.writeHead(200, { 'Content-Length': '100' });
+      res.write('{"success"');
+    });
+    expect(await request(post(base, '[]', 200))).toEqual({ kind: 'timeout', maybeDelivered: true });
+  });
+
+  it('reports a body cut off by a reset as maybe delivered', async () => {
+    const { base } = await httpServer((req, _body, res) => {
+      res.writeHead(200, { 'Content-Length': '100' });
+      res.write('{"success"', () => req.socket.resetAndDestroy());
+    });
+    expect(await request(post(base))).toMatchObject({ kind: 'network', maybeDelivered: true });
+  });
+
+  it('verifies TLS certificates: an untrusted one fails before anything is sent', async () => {
+    let requests = 0;
+    const address = await serve(createTlsHttpServer({ cert: CERT, key: KEY }, (_req, res) => (requests++, res.end('{}'))));
+    const result = await request(post('https://' + address));
+    expect(result).toMatchObject({ kind: 'network', maybeDelivered: false });
+    expect((result as { message: string }).message).toContain('self-signed');
+    expect(requests).toBe(0);
+  });
+
+  it('trusts an extra CA through a dispatcher', async () => {
+    const address = await serve(createTlsHttpServer({ cert: CERT, key: KEY }, (_req, res) => res.end('{"ok":true}')));
+    const trusting = createHttp({ dispatcher: await builtinAgent({ connect: { ca: CERT } }) });
+    expect(await trusting(post('https://' + address))).toEqual({ kind: 'response', status: 200, retryAfter: null, body: '{"ok":true}' });
+  });
+
+  it('reports a connection that never completed as a timeout that delivered nothing', async () => {
+    // A TLS handshake that the server never answers keeps the connection from being established.
+    const address = await serve(createTcpServer(() => {}));
+    const impatient = createHttp({ dispatcher: await builtinAgent({ connect: { timeout: 100 } }) });
+    expect(await impatient(post('https://' + address))).toEqual({ kind: 'timeout', maybeDelivered: false });
+  });
+
+  it('never puts the token in a result, even when undici quotes a bad header', async () => {
+    const refused = 'http://' + (await closedPort(createTcpServer()));
+    const reset = 'http://' + (await tcpServer((socket) => socket.resetAndDestroy()));
+    const tls = 'https://' + (await serve(createTlsHttpServer({ cert: CERT, key: KEY })));
+    // A carriage return inside the token makes undici reject the header and quote its value.
+    const [head, tail] = [TOKEN.slice(0, 12), TOKEN.slice(12)];
+    const badHeader: HttpRequest = { ...post(refused), headers: { authorization: 'Bearer ' + head + '\r' + tail } };
+    const results: HttpResult[] = [
+      await request(post(refused)),
+      await request(post(reset)),
+      await request(post(tls)),
+      await request(badHeader),
+      await request({ ...post(refused), url: 'http://127.0.0.1:99999/' + TOKEN.length }),
+    ];
+    expect(results[3]).toMatchObject({ kind: 'network', maybeDelivered: false });
+    expect((results[3] as { message: string }).message).toContain('[redacted]');
+    for (const result of results) {
+      for (const secret of [TOKEN, head, tail]) expect(JSON.stringify(result)).not.toContain(secret);
+    }
+  });
+});
