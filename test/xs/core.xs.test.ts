@@ -1,15 +1,13 @@
 // The core's parts below the agent on the real XS engine: every probe must give on XS exactly what it
 // gives on Node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
-import { XsWorker, bundleForXs } from './harness';
+import { XsWorker } from './harness';
 import { probes } from './probes';
 
 let worker: XsWorker;
 
 beforeAll(async () => {
-  worker = await XsWorker.start('core-probes');
-  await worker.evaluate(await bundleForXs(fileURLToPath(new URL('./probe-entry.ts', import.meta.url))));
+  worker = await XsWorker.load('core-probes', new URL('./probe-entry.ts', import.meta.url));
 });
 
 afterAll(() => worker?.close());

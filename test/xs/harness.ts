@@ -7,6 +7,7 @@ import { xsnap } from '@agoric/xsnap';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /** The worker's meters after an evaluation: live slots and XS's compute count. */
@@ -63,6 +64,13 @@ export class XsWorker {
     });
     self = new XsWorker(worker);
     return self;
+  }
+
+  /** Starts a worker and evaluates the bundle of `entry` (a file URL) in it. */
+  static async load(name: string, entry: URL): Promise<XsWorker> {
+    const worker = await XsWorker.start(name);
+    await worker.evaluate(await bundleForXs(fileURLToPath(entry)));
+    return worker;
   }
 
   /** Evaluates a script; resolves with its meters and, when it gave an ArrayBuffer (or a box holding one), its text. */

@@ -1,0 +1,135 @@
+// Each failure class of operation 4: what the agent counts, when it tries again, and what the service
+// ends up holding (everything, and repeats only after an unknown outcome).
+import { createAgent } from '../../src/core';
+import type { FaultAction } from '../support/fault-proxy';
+import { atLeast, atMost, equal, ok } from './assert';
+import { agentConfig, creates, drained, holdsInOrder, recordRun, settle, start } from './helpers';
+import type { Scenario } from './run';
+import { R } from './seed';
+
+/**
+ * A batch whose request fails without a usable answer. `delivered`: the service stored it first, so the agent
+ * must count the batch ambiguous and may store it twice; otherwise neither may happen.
+ */
+function lostAnswer(name: string, action: FaultAction, outcome: 'timeout' | 'network' | '200', delivered: boolean): Scenario {
+  return {
+    name,
+    async run(ctx) {
+      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { timeoutMs: 5_000 } }));
+      await start(ctx, agent);
+      await ctx.faults({ op: 'create', action });
+      const values = recordRun(agent, R.counterA, 1, 5);
+      equal(await settle(ctx, agent.flush()), false, 'flush() result');
+      const first = creates(ctx)[0];
+      equal(first.outcome, outcome, 'outcome of the first attempt');
+      if (outcome === 'timeout') equal(first.end - first.t, 5_000, 'virtual ms until the timeout');
+      await drained(ctx, agent);
+      const stats = agent.stats();
+      equal([stats.sent, stats.retries, stats.ambiguous], [5, 1, delivered ? 5 : 0], '[sent, retries, ambiguous]');
+      await holdsInOrder(ctx, R.counterA, values, stats.ambiguous);
+      const stored = await ctx.service.values(R.counterA);
+      equal(stored.length, delivered ? 10 : 5, 'feeds stored (the batch at most twice)');
+      await settle(ctx, agent.stop());
+    },
+  };
+}
+
+export const failureScenarios: Scenario[] = [
+  {
+    name: 'failure: refused connections are retried until the service is back',
+    async run(ctx) {
+      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1_000 } }));
+      await start(ctx, agent);
+      await ctx.down(true);
+      const values = recordRun(agent, R.counterA, 1, 5);
+      equal(await settle(ctx, agent.flush()), false, 'flush() while the service is unreachable');
+      await ctx.clock.advance(20_000);
+      const failed = creates(ctx);
+      atLeast(failed.length, 3, 'attempts while down');
+      ok(failed.every((r) => r.outcome === 'network'), 'every attempt while down failed to connect');
+      equal([agent.stats().queued, agent.stats().ambiguous], [5, 0], '[queued, ambiguous] while down');
+      await ctx.down(false);
+      await drained(ctx, agent);
+      const stats = agent.stats();
+      equal([stats.sent, stats.ambiguous, stats.retries], [5, 0, failed.length], '[sent, ambiguous, retries]');
+      await holdsInOrder(ctx, R.counterA, values, 0);
+      await settle(ctx, agent.stop());
+    },
+  },
+  lostAnswer('failure: a timeout before the service saw the batch is retried, nothing repeated', { do: 'hold', after: false }, 'timeout', false),
+  lostAnswer('failure: a timeout after the service stored the batch is retried and counted ambiguous', { do: 'hold', after: true }, 'timeout', true),
+  lostAnswer('failure: a reset before the service saw the batch is retried, nothing repeated', { do: 'reset', after: false }, 'network', false),
+  lostAnswer('failure: a reset after the service stored the batch is retried and counted ambiguous', { do: 'reset', after: true }, 'network', true),
+  lostAnswer('failure: a malformed 200 answer is retried and counted ambiguous', { do: 'malformed' }, '200', true),
+  {
+    name: 'failure: 5xx is retried with jittered exponential backoff',
+    async run(ctx) {
+      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1, backoffBaseMs: 1_000 } }));
+      await start(ctx, agent);
+      await ctx.faults({ op: 'create', times: 2, action: { do: 'status', status: 503 } });
+      const values = recordRun(agent, R.counterA, 1, 5);
+      await drained(ctx, agent);
+      const attempts = creates(ctx);
+      equal(attempts.map((r) => r.outcome), ['503', '503', '200'], 'outcomes');
+      // Full jitter: the n-th retry waits less than base·2^n.
+      atMost(attempts[1].t - attempts[0].t, 999, 'wait before the first retry');
+      atMost(attempts[2].t - attempts[1].t, 1_999, 'wait before the second retry');
+      equal([agent.stats().retries, agent.stats().ambiguous], [2, 0], '[retries, ambiguous]');
+      await holdsInOrder(ctx, R.counterA, values, 0);
+      await settle(ctx, agent.stop());
+    },
+  },
+  {
+    name: 'failure: 429 Retry-After is honoured, flush() included',
+    async run(ctx) {
+      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1 } }));
+      await start(ctx, agent);
+      await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '20' } });
+      const values = recordRun(agent, R.counterA, 1, 5);
+      await ctx.clock.advance(5_000);
+      equal(await settle(ctx, agent.flush()), false, 'flush() during Retry-After');
+      await drained(ctx, agent);
+      const attempts = creates(ctx);
+      equal(attempts.map((r) => r.outcome), ['429', '200'], 'outcomes');
+      atLeast(attempts[1].t - attempts[0].t, 20_000, 'wait after Retry-After: 20');
+      await holdsInOrder(ctx, R.counterA, values, 0);
+      await settle(ctx, agent.stop());
+    },
+  },
+  {
+    name: 'failure: 413 halves the batch',
+    async run(ctx) {
+      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { batch: 40 } }));
+      await start(ctx, agent);
+      await ctx.faults({ op: 'create', action: { do: 'status', status: 413 } });
+      const values = recordRun(agent, R.counterA, 1, 40);
+      await drained(ctx, agent);
+      equal(creates(ctx).map((r) => [r.elements, r.outcome]), [[40, '413'], [20, '200'], [20, '200']], '[elements, outcome] per request');
+      equal([agent.stats().batchLimit, agent.stats().sent], [20, 40], '[batchLimit, sent]');
+      await holdsInOrder(ctx, R.counterA, values, 0);
+      await settle(ctx, agent.stop());
+    },
+  },
+  {
+    name: 'failure: 401 pauses sending until the token is accepted again',
+    async run(ctx) {
+      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1, authRetryMs: 60_000 } }));
+      await start(ctx, agent);
+      await ctx.faults({ op: 'create', always: true, action: { do: 'status', status: 401, message: 'the token is not this device\'s' } });
+      const values = recordRun(agent, R.counterA, 1, 5);
+      equal(await settle(ctx, agent.flush()), false, 'flush() with a refused token');
+      ok(agent.stats().authPaused, 'authPaused after a 401');
+      await ctx.clock.advance(50_000);
+      equal(creates(ctx).length, 1, 'operation-4 requests during the pause');
+      await ctx.clearFaults();
+      await drained(ctx, agent);
+      const attempts = creates(ctx);
+      equal(attempts.map((r) => r.outcome), ['401', '200'], 'outcomes');
+      atLeast(attempts[1].t - attempts[0].t, 60_000, 'wait after the 401');
+      const stats = agent.stats();
+      equal([stats.authPaused, stats.sent, stats.queued], [false, 5, 0], '[authPaused, sent, queued]');
+      await holdsInOrder(ctx, R.counterA, values, 0);
+      await settle(ctx, agent.stop());
+    },
+  },
+];

@@ -1,0 +1,21 @@
+// Every scenario, written once; test/scenarios.node.test.ts runs them on Node, test/xs/scenarios.xs.test.ts on XS.
+import { commandScenarios } from './commands';
+import { deliveryScenarios } from './delivery';
+import { failureScenarios } from './failures';
+import { flushScenarios } from './flush';
+import { isolationScenarios } from './isolation';
+import { lifecycleScenarios } from './lifecycle';
+import { overflowScenarios } from './overflow';
+import { presenceScenarios } from './presence';
+import type { Scenario } from './run';
+
+export const scenarios: Scenario[] = [
+  ...flushScenarios,
+  ...failureScenarios,
+  ...isolationScenarios,
+  ...overflowScenarios,
+  ...commandScenarios,
+  ...presenceScenarios,
+  ...lifecycleScenarios,
+  ...deliveryScenarios,
+];

@@ -1,0 +1,40 @@
+// Start-up: a resource the device does not own is named at once; an unreachable service does not keep
+// the agent from sampling, and the lookup is tried again until it succeeds.
+import { createAgent } from '../../src/core';
+import { atLeast, equal, ok, rejects } from './assert';
+import { agentConfig, counter, drained, holdsInOrder, settle, start } from './helpers';
+import type { Scenario } from './run';
+import { R } from './seed';
+
+export const lifecycleScenarios: Scenario[] = [
+  {
+    name: 'start: a resource of another device is named in the rejection',
+    async run(ctx) {
+      const a = counter(R.counterA, 1_000);
+      const foreign = counter(R.foreign, 1_000);
+      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor, foreign.sensor] }));
+      const message = await rejects(settle(ctx, agent.start()), 'start() with a foreign resource');
+      ok(message.indexOf(String(R.foreign)) >= 0 && message.indexOf(String(R.counterA)) < 0, 'the message names ' + R.foreign + ' only: ' + message);
+      await ctx.clock.advance(10_000);
+      equal([a.readings.length, ctx.requests.filter((r) => r.op === 'create').length], [0, 0], '[readings, sends] after a failed start');
+    },
+  },
+  {
+    name: 'start: with the service unreachable it samples anyway and retries the lookup',
+    async run(ctx) {
+      await ctx.down(true);
+      const a = counter(R.counterA, 1_000);
+      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor], lookupRetryMs: 5_000, uplink: { flushMs: 2_000 } }));
+      await start(ctx, agent);
+      await ctx.clock.advance(12_000);
+      atLeast(agent.stats().queued, 12, 'queued while unreachable');
+      atLeast(ctx.requests.filter((r) => r.op === 'read' && r.outcome === 'network').length, 3, 'lookups tried while unreachable');
+      await ctx.down(false);
+      await drained(ctx, agent);
+      ok(ctx.requests.some((r) => r.op === 'read' && r.outcome === '200'), 'the lookup succeeded once the service was back');
+      const stats = await settle(ctx, agent.stop());
+      await holdsInOrder(ctx, R.counterA, a.readings, stats.ambiguous);
+      equal(stats.ambiguous, 0, 'ambiguous');
+    },
+  },
+];

@@ -1,0 +1,159 @@
+// The Node side of a scenario run: the real local service, the fault proxy in front of it, and the
+// answers to the scenario's commands (protocol.ts). Both runners use it: the Node runner calls it
+// directly, the XS harness answers the worker's issueCommand with it.
+import http from 'node:http';
+import { startService } from '../../src/service';
+import type { HttpRequest } from '../../src/core/host';
+import type { Answers, Command, HttpOutcome, Link } from '../scenarios/protocol';
+import { DEVICE, SCENARIO_SEED, SERVICE_EPOCH_MS } from '../scenarios/seed';
+import { FaultProxy, TAG_HEADER } from './fault-proxy';
+
+/** Real time a request may take before the harness calls it a fault of its own (the service is local). */
+const REAL_LIMIT_MS = 10_000;
+
+type Service = Awaited<ReturnType<typeof startService>>;
+
+export class ScenarioBackend {
+  /** Problems of the harness itself (not of the agent); a runner fails the scenario when there are any. */
+  readonly errors: string[] = [];
+  private virtualNow = 0;
+  private nextId = 0;
+  private held = new Map<string, http.ClientRequest>();
+
+  private constructor(
+    private readonly service: Service,
+    readonly proxy: FaultProxy,
+  ) {}
+
+  static async start(): Promise<ScenarioBackend> {
+    let backend: ScenarioBackend | null = null;
+    const service = await startService({ host: '127.0.0.1', port: 0, seed: SCENARIO_SEED, now: () => SERVICE_EPOCH_MS + (backend?.virtualNow ?? 0) });
+    const proxy = await FaultProxy.start(service.url);
+    backend = new ScenarioBackend(service, proxy);
+    return backend;
+  }
+
+  /** The base URL the agent talks to: the proxy's. */
+  get url(): string {
+    return this.proxy.url;
+  }
+
+  async handle<C extends Command>(command: C): Promise<Answers[C['cmd']]> {
+    return (await this.dispatch(command)) as Answers[C['cmd']];
+  }
+
+  async close(): Promise<void> {
+    for (const req of this.held.values()) req.destroy();
+    await this.proxy.close();
+    await this.service.close();
+  }
+
+  private async dispatch(c: Command): Promise<unknown> {
+    switch (c.cmd) {
+      case 'http':
+        this.virtualNow = c.t;
+        return this.request(c.req);
+      case 'settle':
+        return this.settle(c.id);
+      case 'faults':
+        this.proxy.faults(c.rules);
+        return null;
+      case 'clear-faults':
+        this.proxy.clearFaults();
+        return null;
+      case 'down':
+        await this.proxy.setDown(c.down);
+        return null;
+      case 'get':
+        this.virtualNow = c.t;
+        return this.direct('GET', c.path, null);
+      case 'create':
+        this.virtualNow = c.t;
+        return this.direct('POST', '/resource/' + c.resource + '/feeds', JSON.stringify({ input: c.input }));
+      case 'stored':
+        return this.proxy.stored;
+    }
+  }
+
+  /** Makes the agent's request through the proxy; a request the proxy holds comes back as pending. */
+  private async request(req: HttpRequest): Promise<HttpOutcome> {
+    const target = new URL(req.url);
+    if (target.hostname !== '127.0.0.1') {
+      return { kind: 'network', message: 'the test harness connects to 127.0.0.1 only', maybeDelivered: false };
+    }
+    const id = String(++this.nextId);
+    const fate = this.proxy.fate(id);
+    const headers: http.OutgoingHttpHeaders = { ...req.headers, [TAG_HEADER]: id };
+    if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body);
+    const out = http.request({ host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers, agent: false });
+    const lost = (error: Error): HttpOutcome => ({ kind: 'network', message: error.message, maybeDelivered: fate.forwarded });
+    const answered = new Promise<HttpOutcome>((resolve) => {
+      out.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error) => resolve(lost(error)));
+        res.on('end', () => {
+          const retryAfter = res.headers['retry-after'];
+          resolve({
+            kind: 'response',
+            status: res.statusCode ?? 0,
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      });
+      out.on('error', (error) => resolve(lost(error)));
+    });
+    out.end(req.body);
+    let limit: NodeJS.Timeout | undefined;
+    const tooLong = new Promise<HttpOutcome>((resolve) => {
+      limit = setTimeout(() => {
+        this.errors.push(req.method + ' ' + target.pathname + ': no answer and no hold within ' + REAL_LIMIT_MS + ' ms of real time');
+        out.destroy();
+        resolve({ kind: 'network', message: 'harness limit', maybeDelivered: true });
+      }, REAL_LIMIT_MS);
+    });
+    const outcome = await Promise.race([answered, fate.held.then((): HttpOutcome => ({ kind: 'pending', id })), tooLong]);
+    clearTimeout(limit);
+    if (outcome.kind === 'pending') this.held.set(id, out);
+    else this.proxy.release(id);
+    return outcome;
+  }
+
+  /** The virtual timeout of a held request fired: drop the connection, say whether the service saw it. */
+  private settle(id: string): { maybeDelivered: boolean } {
+    this.held.get(id)?.destroy();
+    this.held.delete(id);
+    const maybeDelivered = this.proxy.fate(id).forwarded;
+    this.proxy.release(id);
+    return { maybeDelivered };
+  }
+
+  /** A request straight to the service, outside the agent's view; answers the parsed envelope. */
+  private async direct(method: 'GET' | 'POST', path: string, body: string | null): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (body !== null) {
+      headers['content-type'] = 'application/json';
+      headers.authorization = 'Bearer ' + DEVICE.token;
+    }
+    const res = await fetch(this.service.url + '/api/device/' + DEVICE.publicKey + path, { method, headers, body });
+    return res.json();
+  }
+}
+
+/** Runs `work` against a fresh service and proxy; fails when the harness itself had trouble. */
+export async function withBackend(work: (backend: ScenarioBackend) => Promise<void>): Promise<void> {
+  const backend = await ScenarioBackend.start();
+  try {
+    await work(backend);
+    if (backend.errors.length > 0) throw new Error('harness: ' + backend.errors.join('; '));
+  } finally {
+    await backend.close();
+  }
+}
+
+/** The Node run's link: the same JSON the XS worker would send and receive, without the worker. */
+export function nodeLink(backend: ScenarioBackend): Link {
+  return <C extends Command>(command: C) =>
+    backend.handle(JSON.parse(JSON.stringify(command)) as C).then((answer) => JSON.parse(JSON.stringify(answer)) as Answers[C['cmd']]);
+}
