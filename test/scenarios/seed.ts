@@ -1,6 +1,6 @@
-// The service seed every scenario starts from (contract.md, seed format): a few resources of known
-// subtypes, short lifetimes so presence changes within a scenario, and a second device whose resource
-// the first device must not see.
+// The service seed every scenario and the footprint bench start from (contract.md, seed format): a few
+// resources of known subtypes, short lifetimes so presence changes within a scenario, and a second device
+// whose resource the first device must not see.
 import type { Seed } from '../../src/service/seed';
 
 export const DEVICE = { publicKey: 'SCENARIO-DEVICE-01', token: 'scenario-token-5f3a9c' } as const;
@@ -19,6 +19,9 @@ export const R = {
   /** Belongs to the other device. */
   foreign: 21,
 } as const;
+
+/** Eight more counters (numeric [0, 10^9]): the sensors of the footprint bench's agent. */
+export const GAUGES = [31, 32, 33, 34, 35, 36, 37, 38];
 
 /** The service's wall clock at virtual time 0; it follows the scenario's virtual clock from there. */
 export const SERVICE_EPOCH_MS = Date.UTC(2026, 0, 1);
@@ -59,6 +62,7 @@ export const SCENARIO_SEED: Seed = {
         resource(R.relay, 2, 'Relay'),
         resource(R.mode, 3, 'Mode'),
         resource(R.percent, 4, 'Percent'),
+        ...GAUGES.map((id) => resource(id, 1, 'Gauge ' + id)),
       ],
     },
     { public_key: 'SCENARIO-DEVICE-02', token: 'other-token-77e1', name: 'Other device', resources: [resource(R.foreign, 1, 'Foreign')] },

@@ -18,8 +18,11 @@ export interface Meter {
 
 export type CommandHandler = (message: unknown) => Promise<unknown>;
 
-/** Bundles `entry` into one script XS can evaluate: no modules, ES2020, nothing of Node. */
-export async function bundleForXs(entry: string, minify = false): Promise<string> {
+/**
+ * Bundles `entry` into one script XS can evaluate: no modules, ES2020, nothing of Node. With
+ * `globalName`, the entry's exports stay reachable as that global (otherwise only its side effects do).
+ */
+export async function bundleForXs(entry: string, options: { minify?: boolean; globalName?: string } = {}): Promise<string> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -27,7 +30,8 @@ export async function bundleForXs(entry: string, minify = false): Promise<string
     format: 'iife',
     target: 'es2020',
     platform: 'neutral',
-    minify,
+    minify: options.minify ?? false,
+    globalName: options.globalName,
     legalComments: 'none',
     logLevel: 'silent',
   });

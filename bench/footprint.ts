@@ -1,0 +1,97 @@
+// What the agent costs on the XS engine, read from the xsnap worker's meters: live slots after gc()
+// (16 bytes each on the device) and XS's compute count, each beside the naive way of doing the same.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DEVICE, GAUGES } from '../test/scenarios/seed';
+import type { Command } from '../test/scenarios/protocol';
+import { withBackend } from '../test/support/scenario-backend';
+import { XsWorker, bundleForXs } from '../test/xs/harness';
+import type { BenchSection } from './section';
+
+const QUEUE = 1024;
+/** Samples through each compute path: one batch, the most one operation-4 body may hold. */
+const COMPUTE_SAMPLES = 1000;
+const CORE_ENTRY = resolve('src/core/index.ts');
+const ENTRY = pathToFileURL(resolve('test/xs/footprint-entry.ts'));
+
+/** Live slots once everything unreachable is collected. */
+async function liveSlots(worker: XsWorker): Promise<number> {
+  await worker.evaluate('gc()');
+  return (await worker.evaluate('gc()')).meter.currentHeapCount;
+}
+
+/** Slots of an engine that has only evaluated `script` (minus those of an empty engine). */
+async function scriptSlots(script: string): Promise<number> {
+  const empty = await XsWorker.start('empty');
+  const loaded = await XsWorker.start('code-only');
+  try {
+    await loaded.evaluate(script);
+    return (await liveSlots(loaded)) - (await liveSlots(empty));
+  } finally {
+    await Promise.all([empty.close(), loaded.close()]);
+  }
+}
+
+const args = (...values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(',');
+
+export async function benchFootprint(): Promise<BenchSection> {
+  const codeSlots = await scriptSlots(await bundleForXs(CORE_ENTRY, { globalName: 'FeedAgentCore' }));
+  const minifiedBytes = Buffer.byteLength(await bundleForXs(CORE_ENTRY, { minify: true, globalName: 'FeedAgentCore' }));
+  const figures: Record<string, number> = { 'xs.codeSlots': codeSlots, 'core.minifiedBytes': minifiedBytes };
+
+  await withBackend(async (backend) => {
+    const worker = await XsWorker.load('footprint', ENTRY);
+    worker.onCommand = (message) => backend.handle(message as Command);
+    const device = { url: backend.url, publicKey: DEVICE.publicKey, token: DEVICE.token, ids: GAUGES };
+    try {
+      const loaded = await liveSlots(worker);
+      await worker.call('footprint.startAgent', device);
+      const started = await liveSlots(worker);
+      const queued = await worker.call('footprint.fill', GAUGES, QUEUE);
+      if (queued !== QUEUE) throw new Error('the agent queued ' + String(queued) + ' samples, not ' + QUEUE);
+      const filled = await liveSlots(worker);
+      await worker.evaluate('footprint.naiveFill(' + args(GAUGES, QUEUE) + ')');
+      const naiveFilled = await liveSlots(worker);
+      // The started agent queued one reading per sensor; the fill added the rest.
+      const startedQueue = GAUGES.length;
+      figures['xs.agentSlots'] = started - loaded;
+      figures['xs.slotsPerQueuedSample'] = round((filled - started) / (QUEUE - startedQueue));
+      figures['xs.baselineSlotsPerQueuedSample'] = round((naiveFilled - filled) / QUEUE);
+
+      await worker.call('footprint.prepareCompute', device, COMPUTE_SAMPLES);
+      const agent = await worker.evaluate('footprint.compute(' + args(GAUGES, COMPUTE_SAMPLES) + ')');
+      const naive = await worker.evaluate('footprint.naiveCompute(' + args(GAUGES, COMPUTE_SAMPLES) + ')');
+      if ((await worker.call('footprint.sameBody')) !== true) throw new Error('the agent and the naive path encoded different bodies');
+      figures['xs.computePerSample'] = round(agent.meter.compute / COMPUTE_SAMPLES);
+      figures['xs.baselineComputePerSample'] = round(naive.meter.compute / COMPUTE_SAMPLES);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  return {
+    title: 'Footprint on XS (xsnap worker, slots of 16 bytes on the device)',
+    figures,
+    rows: [
+      { label: 'core code, loaded (xs.codeSlots; in flash on the device)', value: figures['xs.codeSlots'], unit: 'slots' },
+      { label: 'started agent: 8 sensors, queue 1,024 (goal ≤ 1,500)', value: figures['xs.agentSlots'], unit: 'slots' },
+      {
+        label: 'live slots per queued numeric sample (goal ≤ 0.05)',
+        value: figures['xs.slotsPerQueuedSample'],
+        baseline: figures['xs.baselineSlotsPerQueuedSample'],
+        unit: 'slots',
+      },
+      {
+        label: 'XS compute per sample, record() to batch body (goal ≤ baseline)',
+        value: figures['xs.computePerSample'],
+        baseline: figures['xs.baselineComputePerSample'],
+        unit: 'compute',
+      },
+      { label: 'core bundle, minified (goal ≤ 16,384)', value: minifiedBytes, unit: 'bytes' },
+    ],
+  };
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
