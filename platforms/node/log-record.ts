@@ -1,0 +1,101 @@
+// The records of the durable queue's log, one a line:
+//   <CRC-32 of BODY as 8 lowercase hex digits> <BODY>\n
+// BODY is JSON: a sample {"s":seq,"r":resource,"v":value} or a checkpoint {"a":ackedSeq,"n":nextSeq}.
+// Lines, not length-prefixed frames: after a damaged byte the reader picks up again at the next newline,
+// whereas a damaged length field would hide the rest of the file. JSON escapes newlines inside strings.
+import type { SampleValue } from '../../src/core/host';
+
+import { crc32 } from './crc32';
+
+export type LogRecord =
+  | { kind: 'sample'; seq: number; resource: number; value: SampleValue }
+  | { kind: 'checkpoint'; acked: number; next: number };
+
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const CRC_DIGITS = 8;
+
+/** Throws for a sample that would not read back as itself (JSON has no NaN or Infinity, for one). */
+export function encodeSample(seq: number, resource: number, value: SampleValue): Buffer {
+  if (!isWhole(seq) || !isWhole(resource)) throw new RangeError('sequence number and resource must be integers ≥ 0');
+  if (!isValue(value)) throw new RangeError('a sample value must be a finite number, a boolean or a string');
+  return encodeLine(JSON.stringify({ s: seq, r: resource, v: value }));
+}
+
+export function encodeCheckpoint(acked: number, next: number): Buffer {
+  return encodeLine(JSON.stringify({ a: acked, n: next }));
+}
+
+function encodeLine(body: string): Buffer {
+  const bodyBytes = Buffer.byteLength(body);
+  const line = Buffer.allocUnsafe(CRC_DIGITS + 1 + bodyBytes + 1);
+  line.write(body, CRC_DIGITS + 1, 'utf8');
+  const sum = crc32(line, CRC_DIGITS + 1, CRC_DIGITS + 1 + bodyBytes);
+  line.write(sum.toString(16).padStart(CRC_DIGITS, '0'), 0, 'latin1');
+  line[CRC_DIGITS] = SPACE;
+  line[line.length - 1] = NEWLINE;
+  return line;
+}
+
+export interface SegmentScan {
+  /** Byte offset just past the last valid record (0 when there is none). */
+  goodEnd: number;
+  /** Damaged lines before `goodEnd`. */
+  badLines: number;
+  /** Damaged lines after `goodEnd`, a final fragment without its newline included: a torn tail. */
+  tailLines: number;
+}
+
+/** Visits the valid records of one segment in file order, and says where the damage is. */
+export function scanSegment(bytes: Buffer, visit: (record: LogRecord) => void): SegmentScan {
+  let goodEnd = 0;
+  let badBefore = 0;
+  let bad = 0;
+  let pos = 0;
+  // Each pass consumes at least one byte, so the loop ends.
+  while (pos < bytes.length) {
+    const newline = bytes.indexOf(NEWLINE, pos);
+    const end = newline === -1 ? bytes.length : newline;
+    const record = newline === -1 ? null : decodeLine(bytes, pos, end);
+    if (record === null) bad++;
+    else {
+      visit(record);
+      goodEnd = end + 1;
+      badBefore += bad;
+      bad = 0;
+    }
+    pos = end + 1;
+  }
+  return { goodEnd, badLines: badBefore, tailLines: bad };
+}
+
+function decodeLine(bytes: Buffer, start: number, end: number): LogRecord | null {
+  const bodyStart = start + CRC_DIGITS + 1;
+  if (bodyStart >= end || bytes[start + CRC_DIGITS] !== SPACE) return null;
+  const digits = bytes.toString('latin1', start, start + CRC_DIGITS);
+  if (!/^[0-9a-f]{8}$/.test(digits) || parseInt(digits, 16) !== crc32(bytes, bodyStart, end)) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8', bodyStart, end));
+  } catch {
+    return null;
+  }
+  return toRecord(body);
+}
+
+// A body whose checksum matched but whose shape is wrong was written by something else: damage all the same.
+function toRecord(body: unknown): LogRecord | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const { s, r, v, a, n } = body as Record<string, unknown>;
+  if (isWhole(s) && isWhole(r) && isValue(v)) return { kind: 'sample', seq: s, resource: r, value: v };
+  if (isWhole(a) && isWhole(n)) return { kind: 'checkpoint', acked: a, next: n };
+  return null;
+}
+
+function isWhole(x: unknown): x is number {
+  return Number.isSafeInteger(x) && (x as number) >= 0;
+}
+
+function isValue(x: unknown): x is SampleValue {
+  return typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x));
+}
