@@ -56,12 +56,14 @@ function hasBody(req: IncomingMessage): boolean {
 
 /**
  * Reads the whole body, refusing with 413 as soon as it is known to exceed `maxBytes` (from
- * Content-Length, or while counting the chunks) without keeping more than `maxBytes` of it.
+ * Content-Length, or while counting the chunks) without keeping more than `maxBytes` of it. A client
+ * that waits for 100 Continue is invited only once the declared length is known to fit.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Buffer> {
   const tooLarge = () => new HttpError(413, `the body is larger than the limit of ${maxBytes} bytes`);
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge());
+  if ((req.headers.expect ?? '').toLowerCase() === '100-continue') res.writeContinue();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -106,8 +108,10 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
  * socket and with the same envelope and headers as every other answer; then closes the connection.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  // Node's own handler makes the same check: a response may already be on its way on this socket.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  // A response to an earlier request on this socket may still be under way (Node's own handler looks at
+  // the same field). Once it has started there is nothing valid left to say; before, the error answer
+  // takes its place and the socket goes at once, so the late response can never follow it.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return;
@@ -119,5 +123,6 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       'Content-Type: application/json\r\nContent-Language: en\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  if (inFlight) socket.destroy();
+  else setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -81,6 +81,7 @@ export function createFeeds(ctx: Context, body: unknown, maxElements: number): s
       const id = element.id_resource;
       const feed = ctx.store.insertFeed(id, rawData(element.input), ctx.stamp);
       const part = JSON.stringify(createdFeedRecord(element.input, id, ctx.stamp, feed));
+      // The element as read: id_resource and input only; fields the service ignores are not counted.
       const outgoing = Buffer.byteLength(JSON.stringify(element));
       const income = Buffer.byteLength(part);
       const seen = written.get(id);

@@ -113,9 +113,7 @@ export function createService(options: ServiceOptions = {}): Service {
     let bodyBytes = 0;
     if (writes) {
       checkContentType(req);
-      // Only now, with everything else checked, is a client that waits for 100 Continue asked for its body.
-      if (expectsContinue(req)) res.writeContinue();
-      const raw = await readBody(req, limits.maxBodyBytes);
+      const raw = await readBody(req, res, limits.maxBodyBytes);
       bodyBytes = raw.length;
       body = parseJson(raw);
     }
@@ -209,10 +207,6 @@ function ids(match: Match, limits: ServiceLimits): number[] {
   if (match.operation === 'createFeeds') return [];
   if (match.operation === 'getResource' || match.operation === 'createFeed') return [parseId(match.ids)];
   return parseIdList(match.ids, limits.maxIdsInPath);
-}
-
-function expectsContinue(req: IncomingMessage): boolean {
-  return (req.headers.expect ?? '').toLowerCase() === '100-continue';
 }
 
 function checkLimits(limits: ServiceLimits): ServiceLimits {
