@@ -1,0 +1,71 @@
+// What to simulate: from a device's resources (read through operation 2) to sensors with a plausible
+// signal inside each subtype's range, plus the actuators whose commands are shown. The interface cannot
+// list a device's resources, so the ids come from the caller (the demo device, --resources, the config).
+import type { Resource, Subtype } from '../core/wire';
+import type { SignalSpec } from './signals';
+
+export interface SensorPlan {
+  resource: number;
+  /** The resource's name, for the start-up listing; empty when unknown. */
+  name: string;
+  every: number;
+  spec: SignalSpec;
+}
+
+export interface ActuatorPlan {
+  resource: number;
+  name: string;
+  every: number;
+}
+
+export interface Skipped {
+  resource: number;
+  name: string;
+  reason: string;
+}
+
+export interface Plan {
+  sensors: SensorPlan[];
+  actuators: ActuatorPlan[];
+  skipped: Skipped[];
+}
+
+export const AUTO_SENSOR_MS = 1_000;
+export const AUTO_ACTUATOR_MS = 2_000;
+
+// A range this wide is a count (pulses, events), not a measurement.
+const COUNT_SPAN = 1_000_000;
+
+/** A sensor for every resource whose subtype can be faked, an actuator for each id in `actuators`. */
+export function planFor(resources: readonly Resource[], actuators: readonly number[]): Plan {
+  const plan: Plan = { sensors: [], actuators: [], skipped: [] };
+  for (const r of resources) {
+    if (actuators.includes(r.id_resource)) {
+      plan.actuators.push({ resource: r.id_resource, name: r.name, every: AUTO_ACTUATOR_MS });
+      continue;
+    }
+    const spec = signalFor(r.subtype);
+    if (typeof spec === 'string') plan.skipped.push({ resource: r.id_resource, name: r.name, reason: spec });
+    else plan.sensors.push({ resource: r.id_resource, name: r.name, every: AUTO_SENSOR_MS, spec });
+  }
+  return plan;
+}
+
+/** A plausible signal for a subtype, or why there is none. */
+export function signalFor(subtype: Subtype): SignalSpec | string {
+  const min = subtype.data_restriction_begin_range;
+  const max = subtype.data_restriction_end_range;
+  if (subtype.data_restriction_regex !== null && subtype.data_restriction_regex !== '') {
+    return 'its values must match the pattern ' + subtype.data_restriction_regex + ', which cannot be faked';
+  }
+  if (!(min <= max)) return 'its range [' + min + ', ' + max + '] is empty';
+  if (min === max) return { signal: 'constant', value: min };
+  if (min === 0 && max === 1) return { signal: 'square', low: 0, high: 1, periodMs: 30_000 };
+  if (max - min >= COUNT_SPAN) return { signal: 'counter', start: Math.min(Math.max(0, min), max) };
+  const span = max - min;
+  // A temperature that can be room temperature looks like one: a slow day-and-night swing.
+  if (/temperat/i.test(subtype.name_i18n) && min <= 16 && max >= 28) {
+    return { signal: 'sine', min: 16, max: 28, periodMs: 120_000, decimals: 1 };
+  }
+  return { signal: 'random-walk', start: min + span / 2, step: span / 50, min, max, decimals: span >= 50 ? 1 : 2 };
+}
