@@ -1,0 +1,183 @@
+// `feed-agent simulate`: a simulated device (docs/simulator.md). This file turns flags, environment and
+// config file into settings, and owns the process: signals, output stream and exit code. Bad input is one
+// line on stderr and exit 2; the token is never printed.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../core/config';
+import { parseSimConfig, SimConfigError } from '../sim/config';
+import type { SimConfig } from '../sim/config';
+import { SimulationInputError, startSimulation } from '../sim/simulator';
+import type { Target } from '../sim/simulator';
+import { StatusView } from '../sim/status';
+
+const HELP = `usage: feed-agent simulate [options]
+
+Simulates a device: feeds its resources with generated readings through the agent, shows commands sent
+to its actuators, and shows the agent's counts as it goes. Without --url it starts the local service in
+this process and simulates its demo device.
+
+  --url URL              the service (or FEED_AGENT_URL, or "url" in the config)
+  --key PUBLIC_KEY       the device's public key (or FEED_AGENT_PUBLIC_KEY, or "publicKey")
+  --token TOKEN          the device's token (or FEED_AGENT_TOKEN, or "token"); never printed
+  --resources 73,74      resources to feed with a signal chosen from their subtype
+  --config FILE          sensors, signals, actuators and uplink settings (JSON; see docs/simulator.md)
+  --duration SECONDS     stop after this long (default: run until Ctrl-C)
+  --drain-timeout SECONDS  on stop, how long the queue may take to drain (default 10)
+  --durable DIR          keep the queue on disk in DIR; counters continue where they left off
+  --json                 one JSON object per line instead of the status line
+
+Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwise, 2 on bad input,
+130 after a second Ctrl-C.`;
+
+const DEFAULT_DRAIN_S = 10;
+
+/** Bad input: one line on stderr, exit 2. */
+class UsageError extends Error {}
+
+export const simulate = {
+  summary: 'run a simulated device against the service (default: the local demo)',
+  run: runSimulate,
+};
+
+async function runSimulate(args: string[]): Promise<void> {
+  try {
+    process.exitCode = await simulateOrThrow(args);
+  } catch (e) {
+    const input = e instanceof UsageError || e instanceof SimulationInputError || e instanceof ConfigError;
+    console.error(`feed-agent simulate: ${(e as Error).message}`);
+    process.exitCode = input ? 2 : 1;
+  }
+}
+
+async function simulateOrThrow(args: string[]): Promise<number> {
+  const values = parseFlags(args);
+  if (values.help === true) {
+    console.log(HELP);
+    return 0;
+  }
+  const config = values.config === undefined ? null : readConfig(values.config);
+  const view = new StatusView(values.json === true ? 'json' : process.stdout.isTTY ? 'tty' : 'plain', process.stdout);
+  const simulation = await startSimulation({
+    target: target(values, config),
+    config,
+    resources: values.resources === undefined ? null : resourceList(values.resources),
+    durationMs: values.duration === undefined ? null : seconds(values.duration, '--duration') * 1000,
+    durableDir: values.durable ?? null,
+    drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
+    view,
+  });
+  let signalled = false;
+  const onSignal = (name: string) => (): void => {
+    if (!signalled) {
+      signalled = true;
+      simulation.stop(name);
+      return;
+    }
+    // The durable queue, if any, already holds every accepted sample: leaving now loses nothing of it.
+    const queued = simulation.stats().queued;
+    view.finish(`interrupted: ${queued} samples left queued`, { type: 'interrupted', queued });
+    process.exit(130);
+  };
+  const handlers = { SIGINT: onSignal('Ctrl-C'), SIGTERM: onSignal('SIGTERM') };
+  for (const [name, handler] of Object.entries(handlers)) process.on(name, handler);
+  try {
+    return await simulation.done;
+  } finally {
+    for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);
+  }
+}
+
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        url: { type: 'string' },
+        key: { type: 'string' },
+        token: { type: 'string' },
+        resources: { type: 'string' },
+        config: { type: 'string' },
+        duration: { type: 'string' },
+        'drain-timeout': { type: 'string' },
+        durable: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (e) {
+    throw new UsageError(flagProblem(e as Error & { code?: string }) + ' (see feed-agent simulate --help)');
+  }
+}
+
+/** parseArgs' messages, shortened to the point; none of them quotes an option's value. */
+function flagProblem(e: Error & { code?: string }): string {
+  const option = /'(-[^' ]+)/.exec(e.message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option ${option}`;
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument: every option starts with --';
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    return /argument missing/.test(e.message) ? `${option} needs a value` : `${option} takes no value`;
+  }
+  return e.message;
+}
+
+function readConfig(file: string): SimConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read the config ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return parseSimConfig(text);
+  } catch (e) {
+    if (e instanceof SimConfigError) throw new UsageError(`config ${file}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The connection settings: a flag, else the environment, else the config; none of them: the local demo. */
+function target(values: { url?: string; key?: string; token?: string; config?: string }, config: SimConfig | null): Target | null {
+  const env = process.env;
+  const pick = (flag: string | undefined, flagName: string, envName: string, configKey: keyof Target) => {
+    if (flag !== undefined) return { value: flag, source: flagName };
+    if (env[envName]) return { value: env[envName], source: envName };
+    const fromConfig = config?.[configKey];
+    return fromConfig === undefined ? undefined : { value: fromConfig, source: `"${configKey}" in ${values.config}` };
+  };
+  const url = pick(values.url, '--url', 'FEED_AGENT_URL', 'url');
+  const key = pick(values.key, '--key', 'FEED_AGENT_PUBLIC_KEY', 'publicKey');
+  const token = pick(values.token, '--token', 'FEED_AGENT_TOKEN', 'token');
+  if (url === undefined) {
+    const stray = key ?? token;
+    if (stray !== undefined) throw new UsageError(`${stray.source} is given but no URL: without one the local demo device is simulated`);
+    return null;
+  }
+  if (!isServiceUrl(url.value)) throw new UsageError(`${url.source} must be an http:// or https:// URL, got ${JSON.stringify(url.value)}`);
+  if (key === undefined || key.value === '') throw new UsageError('a public key is needed with a URL: --key, FEED_AGENT_PUBLIC_KEY or "publicKey" in the config');
+  if (token === undefined || token.value === '') throw new UsageError('a token is needed with a URL: --token, FEED_AGENT_TOKEN or "token" in the config');
+  return { url: url.value, publicKey: key.value, token: token.value };
+}
+
+function isServiceUrl(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.search === '' && url.hash === '';
+}
+
+function resourceList(text: string): number[] {
+  const ids = text.split(',').map((part) => part.trim());
+  if (!ids.every((id) => /^[1-9]\d{0,15}$/.test(id))) throw new UsageError(`--resources must be resource ids separated by commas, got ${JSON.stringify(text)}`);
+  return ids.map(Number);
+}
+
+function seconds(text: string, option: string): number {
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0)) throw new UsageError(`${option} must be a number of seconds above 0, got ${JSON.stringify(text)}`);
+  return value;
+}

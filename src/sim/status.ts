@@ -1,0 +1,101 @@
+// What the simulator shows while it runs: on a terminal one status line rewritten in place, elsewhere a
+// plain line every few seconds, with --json one JSON object per line. Events (start, commands, log lines,
+// the summary) are printed between status updates in the same form. Nothing here ever sees the token.
+import type { AgentStats } from '../core/agent';
+
+export type StatusMode = 'tty' | 'plain' | 'json';
+
+/** How often `update` is called in each mode. */
+export const STATUS_INTERVAL_MS: Record<StatusMode, number> = { tty: 250, plain: 5_000, json: 1_000 };
+
+export interface Sink {
+  write(text: string): unknown;
+  /** Terminal width, when known: a status line longer than that would wrap and break the rewrite. */
+  columns?: number;
+}
+
+/** The counts of one status update. */
+export interface Status extends AgentStats {
+  elapsedMs: number;
+  samplesPerSecond: number;
+}
+
+// The rate is measured over about this long, so a 250 ms tick does not make it jump.
+const RATE_WINDOW_MS = 5_000;
+
+export class StatusView {
+  private lineShown = false;
+  private lastLine = '';
+  private readonly history: { at: number; accepted: number }[] = [];
+
+  constructor(
+    readonly mode: StatusMode,
+    private readonly sink: Sink,
+  ) {}
+
+  /** Shows the counts now (`now` and `startedAt` on the same monotonic clock). */
+  update(stats: AgentStats, now: number, startedAt: number): Status {
+    // The run began with nothing accepted: the first rate is measured from there.
+    if (this.history.length === 0) this.history.push({ at: startedAt, accepted: 0 });
+    const status = { elapsedMs: Math.round(now - startedAt), samplesPerSecond: this.rate(stats.accepted, now), ...stats, oldestAgeMs: Math.round(stats.oldestAgeMs) };
+    if (this.mode === 'json') this.json({ type: 'status', ...status });
+    else if (this.mode === 'plain') this.sink.write(statusLine(status) + '\n');
+    else {
+      this.lastLine = this.fit(statusLine(status));
+      this.sink.write('\r' + this.lastLine + '\x1b[K');
+      this.lineShown = true;
+    }
+    return status;
+  }
+
+  /** One event: `text` on a terminal or in plain mode, `data` (with its `type`) as JSON. */
+  event(text: string, data: { type: string } & Record<string, unknown>): void {
+    if (this.mode === 'json') {
+      this.json(data);
+      return;
+    }
+    // On a terminal the event goes above the status line, which is drawn again below it.
+    if (this.lineShown) this.sink.write('\r\x1b[K');
+    this.sink.write(text + '\n');
+    if (this.lineShown) this.sink.write(this.lastLine);
+  }
+
+  /** Leaves the last status line in place and prints the summary below it. */
+  finish(text: string, data: { type: string } & Record<string, unknown>): void {
+    if (this.lineShown) this.sink.write('\n');
+    this.lineShown = false;
+    this.event(text, data);
+  }
+
+  private json(data: Record<string, unknown>): void {
+    this.sink.write(JSON.stringify(data) + '\n');
+  }
+
+  private fit(line: string): string {
+    const width = this.sink.columns;
+    return width !== undefined && width > 1 && line.length >= width ? line.slice(0, width - 2) + '…' : line;
+  }
+
+  private rate(accepted: number, now: number): number {
+    const h = this.history;
+    h.push({ at: now, accepted });
+    while (h.length > 2 && now - h[1].at >= RATE_WINDOW_MS) h.shift();
+    const first = h[0];
+    const seconds = (now - first.at) / 1000;
+    return seconds > 0 ? Math.round(((accepted - first.accepted) / seconds) * 10) / 10 : 0;
+  }
+}
+
+export function statusLine(s: Status): string {
+  const parts = [
+    `queued ${s.queued}`,
+    `sent ${s.sent}`,
+    `${s.samplesPerSecond.toFixed(1)} samples/s`,
+    `retries ${s.retries}`,
+    `dropped ${s.droppedOverflow}`,
+    `set aside ${s.setAside}`,
+  ];
+  if (s.authPaused) parts.push('PAUSED: token refused');
+  parts.push(`last error: ${s.lastError ?? 'none'}`);
+  return parts.join('  ');
+}
