@@ -9,13 +9,20 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<void>;
 }
 
-/** Runs one scenario against the proxy at `url`; rejects with an Error that tells the story. */
-export async function runScenario(scenario: Scenario, link: Link, url: string): Promise<void> {
+/** What the agent did, request by request: `[t, end, op, elements, outcome]`, then the final virtual time. */
+export type Timeline = (string | number)[][];
+
+/**
+ * Runs one scenario against the proxy at `url`; rejects with an Error that tells the story. Resolves
+ * with the timeline, which must be the same on every engine.
+ */
+export async function runScenario(scenario: Scenario, link: Link, url: string): Promise<Timeline> {
   const ctx = createContext(link, url);
   try {
     await scenario.run(ctx);
     const leak = ctx.logs.find((line) => line.indexOf(ctx.token) >= 0);
     if (leak !== undefined) throw new Error('the token appears in the log: ' + leak.replace(ctx.token, '<token>'));
+    return ctx.requests.map((r) => [r.t, r.end, r.op, r.elements, r.outcome]).concat([[ctx.clock.now()]]);
   } catch (e) {
     const message = e instanceof Error ? e.name + ': ' + e.message : String(e);
     throw new Error(message + '\n' + story(ctx));

@@ -142,11 +142,12 @@ export class ScenarioBackend {
 }
 
 /** Runs `work` against a fresh service and proxy; fails when the harness itself had trouble. */
-export async function withBackend(work: (backend: ScenarioBackend) => Promise<void>): Promise<void> {
+export async function withBackend<T>(work: (backend: ScenarioBackend) => Promise<T>): Promise<T> {
   const backend = await ScenarioBackend.start();
   try {
-    await work(backend);
+    const result = await work(backend);
     if (backend.errors.length > 0) throw new Error('harness: ' + backend.errors.join('; '));
+    return result;
   } finally {
     await backend.close();
   }
