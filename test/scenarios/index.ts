@@ -7,6 +7,7 @@ import { isolationScenarios } from './isolation';
 import { lifecycleScenarios } from './lifecycle';
 import { overflowScenarios } from './overflow';
 import { presenceScenarios } from './presence';
+import { validationScenarios } from './validation';
 import type { Scenario } from './run';
 
 export const scenarios: Scenario[] = [
@@ -14,6 +15,7 @@ export const scenarios: Scenario[] = [
   ...failureScenarios,
   ...isolationScenarios,
   ...overflowScenarios,
+  ...validationScenarios,
   ...commandScenarios,
   ...presenceScenarios,
   ...lifecycleScenarios,

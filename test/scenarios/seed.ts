@@ -16,6 +16,8 @@ export const R = {
   mode: 14,
   /** Numeric subtype [0, 100]. */
   percent: 15,
+  /** Regex subtype: any text of at most 40 characters. */
+  label: 16,
   /** Belongs to the other device. */
   foreign: 21,
 } as const;
@@ -50,7 +52,7 @@ const resource = (id: number, subtypeId: number, name: string) => ({
 });
 
 export const SCENARIO_SEED: Seed = {
-  subtypes: [subtype(1, 'Counter', 0, 1e9), subtype(2, 'Binary', 0, 1), subtype(3, 'Mode', 0, 0, 'on|off'), subtype(4, 'Percent', 0, 100)],
+  subtypes: [subtype(1, 'Counter', 0, 1e9), subtype(2, 'Binary', 0, 1), subtype(3, 'Mode', 0, 0, 'on|off'), subtype(4, 'Percent', 0, 100), subtype(5, 'Text', 0, 0, '.{0,40}')],
   devices: [
     {
       public_key: DEVICE.publicKey,
@@ -62,6 +64,7 @@ export const SCENARIO_SEED: Seed = {
         resource(R.relay, 2, 'Relay'),
         resource(R.mode, 3, 'Mode'),
         resource(R.percent, 4, 'Percent'),
+        resource(R.label, 5, 'Label'),
         ...GAUGES.map((id) => resource(id, 1, 'Gauge ' + id)),
       ],
     },
