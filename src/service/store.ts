@@ -138,7 +138,8 @@ export class Store {
 
   /** Opens (and creates when needed) the database; in memory without a file. */
   constructor(file?: string) {
-    this.db = new Database(file ?? ':memory:');
+    // No busy wait: the only other holder of the file can be another service, which keeps it.
+    this.db = new Database(file ?? ':memory:', { timeout: 0 });
     try {
       if (file !== undefined) {
         // One service per file: a second one fails at once instead of sharing a stale catalog.
@@ -152,6 +153,7 @@ export class Store {
       this.migrate(file);
     } catch (error) {
       this.db.close();
+      if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`database ${file} is in use by another process`);
       throw error;
     }
     const db = this.db;

@@ -1,0 +1,164 @@
+// `feed-agent serve` as a user runs it: the built CLI in a child process. Its first line, the demo
+// device, the seed file and its errors, tokens kept out of the output, and a database that keeps every
+// acknowledged feed through kill -9.
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawData } from '../../src/core/validate';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN } from '../../src/service';
+import { device } from './client';
+import { A, B, SEED } from './fixtures';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+// Under the project (ignored by git) so that the bundle resolves better-sqlite3 from node_modules.
+const work = mkdtempSync(join(ROOT, 'tmp', 'service-cli-'));
+const cli = join(work, 'cli.js');
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--outdir', work], { cwd: ROOT });
+});
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  /** Everything written to stdout and stderr so far. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `feed-agent serve ARGS`; resolves once its first line is out (or it exited). */
+function serve(args: string[]): Promise<Served & { firstLine: string }> {
+  const child = spawn(process.execPath, [cli, 'serve', ...args], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no first line within 10 s: ' + out)), 10_000);
+    const done = () => {
+      clearTimeout(timer);
+      const firstLine = out.split('\n')[0];
+      const url = /^listening on (http:\/\/\S+)$/.exec(firstLine)?.[1] ?? '';
+      resolve({ child, url, firstLine, output: () => out, exited });
+    };
+    child.stdout!.on('data', () => out.includes('\n') && done());
+    void exited.then(done);
+  });
+}
+
+function seedFile(name: string, content: unknown): string {
+  const file = join(work, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('feed-agent serve', () => {
+  it('prints exactly `listening on http://HOST:PORT` first, then the demo device a newcomer can curl', async () => {
+    const s = await serve(['--port', '0']);
+    expect(s.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.output()).toContain(`public key  ${DEMO_PUBLIC_KEY}`);
+    expect(s.output()).toContain(`token       ${DEMO_TOKEN}`);
+    expect(s.output()).toContain(`curl ${s.url}/api/device/${DEMO_PUBLIC_KEY}/resource/101`);
+    const demo = device(s.url, DEMO_PUBLIC_KEY, DEMO_TOKEN);
+    expect((await demo.createFeed(102, 21.5)).status).toBe(200);
+    expect((await demo.getResource(101)).json.payload.name).toBe('Door Contact');
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  });
+
+  it('serves a seed file and never prints its tokens, whatever the requests', async () => {
+    const s = await serve(['--port', '0', '--seed', seedFile('seed.json', SEED)]);
+    expect(s.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const a = device(s.url, A.key, A.token);
+    expect((await a.createFeed(73, 1)).status).toBe(200);
+    expect((await a.getResource(73, '', { token: B.token })).status).toBe(401);
+    expect((await a.createFeeds([{ id_resource: 73, input: 5 }], '', { token: A.token + 'x' })).status).toBe(401);
+    expect((await device(s.url, DEMO_PUBLIC_KEY, DEMO_TOKEN).getResource(101)).status).toBe(404);
+    s.child.kill('SIGTERM');
+    await s.exited;
+    expect(s.output()).not.toContain(A.token);
+    expect(s.output()).not.toContain(B.token);
+    expect(s.output()).not.toContain('demo device');
+  });
+
+  it('refuses a bad seed file, naming the field, without starting', async () => {
+    const broken = structuredClone(SEED) as unknown as { devices: { resources: Record<string, unknown>[] }[] };
+    delete broken.devices[0].resources[1].lifetime;
+    for (const [content, message] of [
+      [broken, 'seed: devices[0].resources[1].lifetime is missing'],
+      ['{"subtypes": [', 'seed is not valid JSON'],
+      [{ ...SEED, devices: [{ ...SEED.devices[0], token: 'has space' }] }, 'seed: devices[0].token must be 1 to 512 visible ASCII characters'],
+    ] as const) {
+      const s = await serve(['--port', '0', '--seed', seedFile('bad.json', content)]);
+      expect(await s.exited).toBe(1);
+      expect(s.output()).toContain(message);
+      expect(s.output()).not.toContain('listening on');
+    }
+    const unknown = await serve(['--port', '0', '--colour']);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.output()).toContain("Unknown option '--colour'");
+  });
+});
+
+describe('feed-agent serve --db', () => {
+  it('keeps every feed it answered with 200 through kill -9, and ids keep increasing after', async () => {
+    const db = join(work, 'feeds.db');
+    const first = await serve(['--port', '0', '--seed', seedFile('seed.json', SEED), '--db', db]);
+    const a = device(first.url, A.key, A.token);
+    const acknowledged = new Map<number, string>();
+    let stop = false;
+    let requests = 0;
+    // Four writers keep requests in flight; the kill lands among them.
+    const writers = Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; !stop && i < 2000; i++) {
+        requests++;
+        const elements = Array.from({ length: 1 + (i % 20) }, (_, k) => ({ id_resource: 73 + ((i + k) % 2), input: (w * 7 + i + k) % 2 }));
+        const reply = await (i % 3 === 0 ? a.createFeed(74, i % 100) : a.createFeeds(elements)).catch(() => null);
+        if (reply?.status !== 200) continue;
+        const feeds = Array.isArray(reply.json.payload) ? reply.json.payload : [reply.json.payload];
+        for (const f of feeds) acknowledged.set(f.id_resource_feed, rawData(f.raw_data));
+      }
+    });
+    while (requests < 300) await new Promise((r) => setTimeout(r, 10));
+    first.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(writers);
+    await first.exited;
+    expect(acknowledged.size).toBeGreaterThan(300);
+
+    // Read the file directly: every acknowledged feed is there, with its value.
+    const file = new Database(db);
+    const stored = new Map(
+      (file.prepare('SELECT id_resource_feed AS id, raw_data FROM feeds').all() as { id: number; raw_data: string }[]).map((r) => [r.id, r.raw_data]),
+    );
+    file.close();
+    const missing = [...acknowledged].filter(([id, raw]) => stored.get(id) !== raw);
+    expect(missing).toEqual([]);
+
+    const second = await serve(['--port', '0', '--seed', seedFile('seed.json', SEED), '--db', db]);
+    const again = device(second.url, A.key, A.token);
+    const highest = Math.max(...acknowledged.keys());
+    const last = (await again.lastFeeds('73,74')).json.payload as { id_resource_feed: number }[];
+    expect(Math.max(...last.map((f) => f.id_resource_feed))).toBeGreaterThanOrEqual(highest);
+    const created = await again.createFeed(73, 1);
+    expect(created.json.payload.id_resource_feed).toBeGreaterThan(Math.max(...stored.keys()));
+    expect((await again.getResource(73)).json.payload.id_device).toBe(1);
+
+    // One service per file: a second one on the same database refuses to start.
+    const third = await serve(['--port', '0', '--db', db]);
+    expect(await third.exited).toBe(1);
+    expect(third.output()).toContain(`database ${db} is in use by another process`);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});
