@@ -1,5 +1,9 @@
 // Host['request'] over Node's built-in fetch (undici). Connections are reused through the dispatcher's
 // keep-alive pool; TLS certificates are always verified. Every failure becomes an HttpResult: it never rejects.
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent } from 'undici';
+
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 
 /** An undici dispatcher, such as `new Agent({ connect: { ca } })` from the `undici` package. */
@@ -11,6 +15,11 @@ export interface HttpOptions {
    * every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
    */
   dispatcher?: Dispatcher;
+  /**
+   * A PEM file of CA certificates to trust besides the system's (a private CA, a test server's own).
+   * Read once, when the host is created. Not together with `dispatcher`.
+   */
+  caFile?: string;
 }
 
 // Failures of connecting (name lookup, routing, refusal) happen before a byte of the request is written.
@@ -31,7 +40,8 @@ const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
 const ANSWER_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Promise<HttpResult> {
-  const init = options.dispatcher === undefined ? undefined : { dispatcher: options.dispatcher };
+  const dispatcher = dispatcherFor(options);
+  const init = dispatcher === undefined ? undefined : { dispatcher };
   return async (req) => {
     const controller = new AbortController();
     let request: Request;
@@ -96,4 +106,12 @@ function redact(message: string, headers: Record<string, string>): string {
     for (const secret of [value, credential]) if (secret !== '') out = out.split(secret).join('[redacted]');
   }
   return out;
+}
+
+function dispatcherFor(options: HttpOptions): Dispatcher | undefined {
+  if (options.caFile === undefined) return options.dispatcher;
+  if (options.dispatcher !== undefined) throw new TypeError('give caFile or dispatcher, not both');
+  // `ca` replaces the trusted set: keep the system's roots and add the file's.
+  const ca = [...rootCertificates, readFileSync(options.caFile, 'utf8')];
+  return new Agent({ connect: { ca } }) as unknown as Dispatcher;
 }

@@ -1,5 +1,6 @@
 // The Node HTTP adapter against real sockets on 127.0.0.1: answers, each kind of failure, reuse, TLS, secrecy.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createTlsHttpServer } from 'node:https';
@@ -9,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { createHttp } from '../../platforms/node/http';
-import { builtinAgent } from './support/builtin-agent';
+import type { Dispatcher } from '../../platforms/node/http';
+import { Agent } from 'undici';
 import { closedPort, listen, shut } from './support/listen';
 
 const TOKEN = '2A192A93FA7E383AE98803C7';
@@ -148,16 +150,17 @@ describe('createHttp', () => {
     expect(requests).toBe(0);
   });
 
-  it('trusts an extra CA through a dispatcher', async () => {
+  it('trusts an extra CA from a file, besides the system roots', async () => {
     const address = await serve(createTlsHttpServer({ cert: CERT, key: KEY }, (_req, res) => res.end('{"ok":true}')));
-    const trusting = createHttp({ dispatcher: await builtinAgent({ connect: { ca: CERT } }) });
+    const trusting = createHttp({ caFile: fileURLToPath(new URL('./fixtures/localhost-cert.pem', import.meta.url)) });
     expect(await trusting(post('https://' + address))).toEqual({ kind: 'response', status: 200, retryAfter: null, body: '{"ok":true}' });
+    expect(() => createHttp({ caFile: 'x.pem', dispatcher: new Agent() as unknown as Dispatcher })).toThrow(/not both/);
   });
 
   it('reports a connection that never completed as a timeout that delivered nothing', async () => {
     // A TLS handshake that the server never answers keeps the connection from being established.
     const address = await serve(createTcpServer(() => {}));
-    const impatient = createHttp({ dispatcher: await builtinAgent({ connect: { timeout: 100 } }) });
+    const impatient = createHttp({ dispatcher: new Agent({ connect: { timeout: 100 } }) as unknown as Dispatcher });
     expect(await impatient(post('https://' + address))).toEqual({ kind: 'timeout', maybeDelivered: false });
   });
 
