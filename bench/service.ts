@@ -1,0 +1,155 @@
+// The local service's throughput over real HTTP: feeds stored per second through operation 4 (batches
+// of 100) beside operation 3 (one feed per request) as the baseline, in memory and in a WAL file, and
+// operation 6 requests per second. The service runs in a worker thread (its own core, as a separate
+// server would); a few keep-alive clients in this thread keep it busy, bounded in time and count.
+import { build } from 'esbuild';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_TOKEN } from '../src/service';
+import type { ServiceOptions } from '../src/service';
+import type { BenchSection } from './section';
+
+const CLIENTS = 4;
+const WARMUP_MS = 300;
+const RUN_MS = 1500;
+const MAX_REQUESTS = 20_000;
+const BATCH = 100;
+// A valid value for each demo resource.
+const VALUES: Record<number, number | string> = { 101: 1, 102: 21.5, 103: 55, 104: 40, 105: 123456, 106: 'on', 107: 0, 108: 18 };
+
+interface Load {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+}
+
+/** Starts the service in a worker thread; resolves with its URL and a way to stop it. */
+async function serviceInWorker(options: ServiceOptions): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dir = resolve('node_modules/.cache/feed-agent-bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'service-worker.mjs');
+  await build({
+    stdin: {
+      contents: `
+        import { parentPort, workerData } from 'node:worker_threads';
+        import { startService } from './src/service';
+        const service = await startService(workerData);
+        parentPort.postMessage(service.url);
+        parentPort.once('message', () => service.close().then(() => parentPort.close()));`,
+      resolveDir: resolve('.'),
+      loader: 'ts',
+    },
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  const worker = new Worker(file, { workerData: options });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    worker.once('message', resolveUrl);
+    worker.once('error', reject);
+  });
+  return {
+    url,
+    stop: async () => {
+      worker.postMessage('stop');
+      await new Promise((done) => worker.once('exit', done));
+    },
+  };
+}
+
+function send(agent: Agent, url: string, load: Load): Promise<void> {
+  return new Promise((done, fail) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${DEMO_TOKEN}` };
+    if (load.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(load.body));
+    }
+    const req = request(url + load.path, { method: load.method, headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? done() : fail(new Error(`${load.method} ${load.path}: ${res.statusCode}`))));
+    });
+    req.on('error', fail);
+    req.end(load.body);
+  });
+}
+
+/** Requests per second that CLIENTS keep-alive clients get answered with 200, after a warm-up. */
+async function requestsPerSecond(url: string, load: Load): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  try {
+    const run = async (ms: number) => {
+      const end = performance.now() + ms;
+      let count = 0;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (performance.now() < end && count < MAX_REQUESTS) {
+            await send(agent, url, load);
+            count++;
+          }
+        }),
+      );
+      return count;
+    };
+    await run(WARMUP_MS);
+    const start = performance.now();
+    const count = await run(RUN_MS);
+    return count / ((performance.now() - start) / 1000);
+  } finally {
+    agent.destroy();
+  }
+}
+
+const root = `/api/device/${DEMO_PUBLIC_KEY}`;
+const batchLoad: Load = {
+  method: 'POST',
+  path: `${root}/resources/feeds`,
+  body: JSON.stringify(Array.from({ length: BATCH }, (_, i) => ({ id_resource: DEMO_RESOURCES[i % DEMO_RESOURCES.length], input: VALUES[DEMO_RESOURCES[i % DEMO_RESOURCES.length]] }))),
+};
+const singleLoad: Load = { method: 'POST', path: `${root}/resource/102/feeds`, body: JSON.stringify({ input: 21.5 }) };
+const lastFeedsLoad: Load = { method: 'GET', path: `${root}/resources/${DEMO_RESOURCES.join(',')}/feeds/last` };
+
+/** Feeds per second through operations 4 and 3 on one service. */
+async function feedRates(options: ServiceOptions): Promise<{ batch: number; single: number; op6: number }> {
+  const service = await serviceInWorker(options);
+  try {
+    const batch = BATCH * (await requestsPerSecond(service.url, batchLoad));
+    const single = await requestsPerSecond(service.url, singleLoad);
+    const op6 = await requestsPerSecond(service.url, lastFeedsLoad);
+    return { batch, single, op6 };
+  } finally {
+    await service.stop();
+  }
+}
+
+export async function benchService(): Promise<BenchSection> {
+  const memory = await feedRates({});
+  const dir = mkdtempSync(join(tmpdir(), 'feed-agent-bench-'));
+  let file: Awaited<ReturnType<typeof feedRates>>;
+  try {
+    file = await feedRates({ dbFile: join(dir, 'bench.db') });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    title: `Local service over HTTP (${CLIENTS} keep-alive clients; baseline: operation 3, one feed per request)`,
+    rows: [
+      { label: 'operation 4, batches of 100, in memory', value: Math.round(memory.batch), baseline: Math.round(memory.single), unit: 'feeds/s' },
+      { label: 'operation 4, batches of 100, SQLite file (WAL)', value: Math.round(file.batch), baseline: Math.round(file.single), unit: 'feeds/s' },
+      { label: `operation 6, ${DEMO_RESOURCES.length} ids per request, in memory`, value: Math.round(memory.op6), unit: 'requests/s' },
+    ],
+    figures: {
+      'service.feedsPerSecond': Math.round(memory.batch),
+      'service.op3FeedsPerSecond': Math.round(memory.single),
+      'service.fileFeedsPerSecond': Math.round(file.batch),
+      'service.fileOp3FeedsPerSecond': Math.round(file.single),
+      'service.op6RequestsPerSecond': Math.round(memory.op6),
+    },
+  };
+}
