@@ -1,15 +1,13 @@
 // The local service's throughput over real HTTP: feeds stored per second through operation 4 (batches
 // of 100) beside operation 3 (one feed per request) as the baseline, in memory and in a WAL file, and
-// operation 6 requests per second. The service runs in a worker thread (its own core, as a separate
-// server would); a few keep-alive clients in this thread keep it busy, bounded in time and count.
-import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// operation 6 requests per second. The service is `feed-agent serve` in a child process (its own core, as
+// users run it); a few keep-alive clients in this process keep it busy, bounded in time and count.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_TOKEN } from '../src/service';
-import type { ServiceOptions } from '../src/service';
 import type { BenchSection } from './section';
 
 const CLIENTS = 4;
@@ -26,40 +24,32 @@ interface Load {
   body?: string;
 }
 
-/** Starts the service in a worker thread; resolves with its URL and a way to stop it. */
-async function serviceInWorker(options: ServiceOptions): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = resolve('node_modules/.cache/feed-agent-bench');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'service-worker.mjs');
-  await build({
-    stdin: {
-      contents: `
-        import { parentPort, workerData } from 'node:worker_threads';
-        import { startService } from './src/service';
-        const service = await startService(workerData);
-        parentPort.postMessage(service.url);
-        parentPort.once('message', () => service.close().then(() => parentPort.close()));`,
-      resolveDir: resolve('.'),
-      loader: 'ts',
-    },
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  const worker = new Worker(file, { workerData: options });
+/** Builds the CLI as `npm run build` does, into the bench cache (so it is never stale). */
+function buildCli(): string {
+  const dir = resolve('node_modules/.cache/feed-agent-bench/service');
+  execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', dir]);
+  return join(dir, 'cli.js');
+}
+
+/** Runs `feed-agent serve` in a child process (its own core); resolves with its URL and a way to stop it. */
+async function serve(cli: string, args: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((done) => child.once('exit', done));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    worker.once('message', resolveUrl);
-    worker.once('error', reject);
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const first = /^listening on (\S+)\n/.exec(out);
+      if (first !== null) resolveUrl(first[1]);
+    });
+    void exited.then(() => reject(new Error('feed-agent serve exited: ' + out)));
   });
+  child.stdout.resume();
   return {
     url,
     stop: async () => {
-      worker.postMessage('stop');
-      await new Promise((done) => worker.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }
@@ -115,9 +105,9 @@ const batchLoad: Load = {
 const singleLoad: Load = { method: 'POST', path: `${root}/resource/102/feeds`, body: JSON.stringify({ input: 21.5 }) };
 const lastFeedsLoad: Load = { method: 'GET', path: `${root}/resources/${DEMO_RESOURCES.join(',')}/feeds/last` };
 
-/** Feeds per second through operations 4 and 3 on one service. */
-async function feedRates(options: ServiceOptions): Promise<{ batch: number; single: number; op6: number }> {
-  const service = await serviceInWorker(options);
+/** Feeds per second through operations 4 and 3, and operation-6 requests per second, on one service. */
+async function rates(cli: string, args: string[]): Promise<{ batch: number; single: number; op6: number }> {
+  const service = await serve(cli, args);
   try {
     const batch = BATCH * (await requestsPerSecond(service.url, batchLoad));
     const single = await requestsPerSecond(service.url, singleLoad);
@@ -129,11 +119,12 @@ async function feedRates(options: ServiceOptions): Promise<{ batch: number; sing
 }
 
 export async function benchService(): Promise<BenchSection> {
-  const memory = await feedRates({});
+  const cli = buildCli();
+  const memory = await rates(cli, []);
   const dir = mkdtempSync(join(tmpdir(), 'feed-agent-bench-'));
-  let file: Awaited<ReturnType<typeof feedRates>>;
+  let file: Awaited<ReturnType<typeof rates>>;
   try {
-    file = await feedRates({ dbFile: join(dir, 'bench.db') });
+    file = await rates(cli, ['--db', join(dir, 'bench.db')]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { compileRestriction } from '../core/validate';
 import type { Restriction } from '../core/validate';
-import type { Subtype } from '../core/wire';
+import type { Resource, Subtype } from '../core/wire';
 import { tokenDigest } from './auth';
 import { SeedError } from './seed';
 import type { Seed } from './seed';
@@ -26,25 +26,18 @@ export interface ResourceEntry {
   subtype: SubtypeEntry;
 }
 
-/** A resource row joined with its last feed. `lifetime_updated_at` is in epoch ms. */
-export interface ResourceRow {
-  id_resource: number;
-  id_device: number;
-  id_resource_subtype: number;
-  id_last_feed: number | null;
-  name: string;
-  description: string;
-  lifetime: number;
-  api_requests_usage: number;
-  api_network_income_usage: number;
-  api_network_outgoing_usage: number;
+/**
+ * A resource row joined with its last feed: the stored fields of the record (§2.2), with
+ * `lifetime_updated_at` in epoch ms; the computed ones (network sum, presence, nested records) are not stored.
+ */
+export type ResourceRow = Omit<
+  Resource,
+  'api_network_usage' | 'lifetime_updated_at' | 'is_alive' | 'is_dead' | 'subtype' | 'last_feed' | 'data_format'
+> & {
   lifetime_updated_at: number | null;
-  created_at: string;
-  updated_at: string;
-  active: number;
   last_raw_data: string | null;
   last_created_at: string | null;
-}
+};
 
 export interface FeedRow {
   id_resource_feed: number;

@@ -109,19 +109,7 @@ describe('operation 1: Get Resource', () => {
       lifetime_updated_at: null,
       created_at: '2024-01-02 03:04:05',
       last_feed: null,
-      subtype: {
-        id_resource_subtype: 3,
-        id_resource_type: 1,
-        name: 'Binário',
-        name_i18n: 'Binary',
-        description: null,
-        data_format_operation: 0,
-        data_restriction_regex: null,
-        data_restriction_begin_range: 0,
-        data_restriction_end_range: 1,
-        created_at: '2024-01-02 03:04:05',
-        updated_at: '2024-01-02 03:04:05',
-      },
+      subtype: { ...SEED.subtypes[0], created_at: '2024-01-02 03:04:05', updated_at: '2024-01-02 03:04:05' },
     });
   });
 });
