@@ -6,6 +6,7 @@ import { createAgent } from '../core/agent';
 import type { Agent, AgentStats } from '../core/agent';
 import type { AgentConfig } from '../core/config';
 import { FeedClient } from '../core/client';
+import { FeedError } from '../core/errors';
 import type { LogLevel, QueueStorage } from '../core/host';
 import type { Resource } from '../core/wire';
 import { createHttp, createNodeHost, openDurableQueue } from '../../platforms/node';
@@ -51,8 +52,9 @@ export interface Simulation {
 /** Bad input found while starting (unknown resources, an unusable directory, nothing to do): exit 2. */
 export class SimulationInputError extends Error {}
 
-// A simulator is watched while it runs: send sooner than a battery-powered device would.
-const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 1_000 };
+// A simulator is watched while it runs: send sooner than a battery-powered device would, and spread the
+// first flush less (a fleet of simulators is rarely rebooted at once).
+const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250 };
 const LOOKUP_TIMEOUT_MS = 10_000;
 
 // The demo seed marks the subtypes of actuator resources with resource type 2.
@@ -133,7 +135,9 @@ async function makePlan(target: Target, config: SimConfig | null, auto: number[]
   try {
     resources = await client.getResources(auto);
   } catch (e) {
-    throw new Error('cannot read resources ' + auto.join(',') + ' to plan their signals: ' + (e as Error).message);
+    const message = 'cannot read resources ' + auto.join(',') + ' to plan their signals: ' + (e as Error).message;
+    // A resource the device does not have is bad input, like a bad flag.
+    throw e instanceof FeedError && e.status === 404 ? new SimulationInputError(message) : new Error(message);
   }
   const found = planFor(resources, actuators);
   return { sensors: [...plan.sensors, ...found.sensors], actuators: [...plan.actuators, ...found.actuators], skipped: found.skipped };

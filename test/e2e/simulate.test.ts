@@ -1,0 +1,201 @@
+// `feed-agent simulate` as a user runs it: the built CLI in a child process, against the local service in
+// this process on 127.0.0.1 (or the demo service it starts itself). Delivery is checked in the service's
+// database after it closed: every counter value, in order; commands once each; presence; exit codes.
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TOKEN, startService } from '../../src/service';
+import type { RunningService } from '../../src/service';
+import { closedPort } from '../node/support/listen';
+import { buildInto, COUNTERS, counterConfig, DEVICE, deviceClient, killAll, runSim, SEED, SETPOINT, Sim, storedFeeds, workDir } from './support';
+
+const work = workDir('e2e-simulate-');
+let cli = '';
+
+beforeAll(() => {
+  cli = buildInto(work.dir);
+});
+afterEach(killAll);
+afterAll(work.remove);
+
+const env = (url: string) => ({ FEED_AGENT_URL: url, FEED_AGENT_PUBLIC_KEY: DEVICE.key, FEED_AGENT_TOKEN: DEVICE.token });
+
+async function service(name: string): Promise<{ service: RunningService; dbFile: string }> {
+  const dbFile = join(work.dir, name + '.db');
+  return { service: await startService({ seed: SEED, dbFile }), dbFile };
+}
+
+/** Feeds per counter resource, in the order the service stored them. */
+function countersIn(dbFile: string): Map<number, number[]> {
+  const out = new Map<number, number[]>(COUNTERS.map((id) => [id, []]));
+  for (const feed of storedFeeds(dbFile)) out.get(feed.resource)?.push(Number(feed.value));
+  return out;
+}
+
+describe('feed-agent simulate', () => {
+  it('without a URL simulates the demo device of a local service and delivers everything', async () => {
+    const { code, sim } = await runSim(cli, ['--duration', '2', '--json']);
+    expect(code).toBe(0);
+    const start = sim.all('start')[0];
+    expect(start.localService).toBe(true);
+    expect(start.sensors.map((s: { resource: number; signal: string }) => [s.resource, s.signal])).toEqual([
+      [101, 'square'],
+      [102, 'sine'],
+      [103, 'random-walk'],
+      [104, 'random-walk'],
+      [105, 'counter'],
+    ]);
+    expect(start.actuators.map((a: { resource: number }) => a.resource)).toEqual([107, 108]);
+    expect(start.skipped).toEqual([expect.objectContaining({ resource: 106 })]);
+    const summary = sim.all('summary')[0];
+    expect(summary).toMatchObject({ ok: true, queued: 0, droppedOverflow: 0, rejectedInvalid: 0 });
+    expect(summary.accepted).toBeGreaterThanOrEqual(5);
+    expect(summary.sent).toBe(summary.accepted);
+    expect(sim.stdout + sim.stderr).not.toContain(DEMO_TOKEN);
+  });
+
+  it('delivers every counter value in order, runs each command once, and leaves the resources alive', async () => {
+    const { service: svc, dbFile } = await service('complete');
+    try {
+      const config = counterConfig(work.dir, 'complete.json', 20, {
+        actuators: [{ resource: SETPOINT, every: 100 }],
+        uplink: { batch: 25, flushMs: 200 },
+      });
+      const sim = new Sim(cli, ['--config', config, '--json'], env(svc.url));
+      await sim.next((e) => e.type === 'start');
+      const client = deviceClient(svc.url);
+      // A command is a feed written after the actuator's first poll, which only records the current state.
+      // The service counts every operation that names the resource: the start-up lookup, then the polls.
+      let ownReads = 0;
+      const usage = async () => {
+        const r = await client.getResource(SETPOINT, { auth: false, silent: true });
+        return r.api_requests_usage - ++ownReads;
+      };
+      for (let i = 0; i < 200 && (await usage()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      const written: number[] = [];
+      for (const value of [21.5, 18, 30]) {
+        const feed = await client.createFeed(SETPOINT, value);
+        written.push(feed.id_resource_feed);
+        await sim.next((e) => e.type === 'command' && e.feed === feed.id_resource_feed);
+      }
+      // A few more polls, which must not run any command again.
+      const polled = await usage();
+      for (let i = 0; i < 200 && (await usage()) < polled + 3; i++) await new Promise((r) => setTimeout(r, 50));
+      await sim.next((e) => e.type === 'status' && e.sent >= 100);
+      sim.kill('SIGINT');
+      expect(await sim.exited).toBe(0);
+
+      expect(sim.all('command').map((e) => [e.resource, e.feed, e.value])).toEqual([
+        [SETPOINT, written[0], 21.5],
+        [SETPOINT, written[1], 18],
+        [SETPOINT, written[2], 30],
+      ]);
+      const summary = sim.all('summary')[0];
+      expect(summary).toMatchObject({ ok: true, queued: 0, ambiguous: 0 });
+      for (const id of COUNTERS) {
+        const r = await client.getResource(id, { auth: false, silent: true });
+        expect(r.is_alive, 'resource ' + id + ' alive').toBe(true);
+      }
+      await svc.close();
+      const stored = countersIn(dbFile);
+      let total = 0;
+      for (const [id, values] of stored) {
+        expect(values.length, 'values of ' + id).toBeGreaterThan(10);
+        expect(values, 'values of ' + id).toEqual(values.map((_, i) => i));
+        total += values.length;
+      }
+      expect(total).toBe(summary.accepted);
+      expect(sim.stdout + sim.stderr).not.toContain(DEVICE.token);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('on Ctrl-C stops sampling and drains what is queued before it exits', async () => {
+    const { service: svc, dbFile } = await service('drain');
+    try {
+      // Nothing is sent on its own for minutes: only the stop can deliver.
+      const config = counterConfig(work.dir, 'drain.json', 20, { uplink: { batch: 1000, flushMs: 600_000, maxLatencyMs: 600_000 } });
+      const sim = new Sim(cli, ['--config', config, '--json'], env(svc.url));
+      const before = await sim.next((e) => e.type === 'status' && e.queued >= 30);
+      expect(before.sent).toBe(0);
+      sim.kill('SIGINT');
+      const stopping = await sim.next((e) => e.type === 'stopping');
+      expect(stopping.queued).toBeGreaterThanOrEqual(30);
+      expect(await sim.exited).toBe(0);
+      const summary = sim.all('summary')[0];
+      expect(summary).toMatchObject({ ok: true, queued: 0 });
+      expect(summary.sent).toBe(summary.accepted);
+      await svc.close();
+      const stored = [...countersIn(dbFile).values()].flat();
+      expect(stored.length).toBe(summary.accepted);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('exits 1 with the counts when the drain times out, and 130 at a second Ctrl-C', async () => {
+    // Nothing listens there: every send fails and the queue cannot drain.
+    const url = 'http://' + (await closedPort(createServer()));
+    const config = counterConfig(work.dir, 'unreachable.json', 50);
+    const timedOut = await runSim(cli, ['--config', config, '--duration', '1', '--drain-timeout', '0.5'], env(url));
+    expect(timedOut.code).toBe(1);
+    const last = timedOut.sim.stdout.trim().split('\n').pop()!;
+    expect(last).toMatch(/^done in \d+\.\d s: accepted (\d+), delivered 0, set aside 0, dropped 0, still queued \1; \1 samples were not delivered$/);
+
+    const sim = new Sim(cli, ['--config', config, '--json'], env(url));
+    await sim.next((e) => e.type === 'status' && e.queued > 0);
+    sim.kill('SIGINT');
+    await sim.next((e) => e.type === 'stopping');
+    sim.kill('SIGINT');
+    expect(await sim.exited).toBe(130);
+    expect(sim.all('interrupted')[0].queued).toBeGreaterThan(0);
+    expect(sim.all('summary')).toEqual([]);
+  });
+
+  describe('bad input: one line on stderr, exit 2, the token never shown', () => {
+    const secret = 'do-not-print-this-token-42';
+    const cases: [string, string[], Record<string, string>, RegExp][] = [
+      ['an unknown flag', ['--bogus'], {}, /^feed-agent simulate: unknown option --bogus \(see feed-agent simulate --help\)\n$/],
+      ['a flag without its value', ['--duration'], {}, /--duration needs a value/],
+      ['a positional argument', ['now'], {}, /unexpected argument/],
+      ['a duration that is not a number', ['--duration', 'soon'], {}, /--duration must be a number of seconds above 0, got "soon"/],
+      ['a URL that is not http', ['--url', 'ftp://127.0.0.1/', '--key', 'K', '--token', secret], {}, /--url must be an http:\/\/ or https:\/\/ URL/],
+      ['a bad URL from the environment', [], { FEED_AGENT_URL: 'localhost', FEED_AGENT_PUBLIC_KEY: 'K', FEED_AGENT_TOKEN: secret }, /FEED_AGENT_URL must be/],
+      ['a URL without a token', ['--url', 'http://127.0.0.1:9', '--key', 'K'], {}, /a token is needed with a URL/],
+      ['a URL without a key', ['--url', 'http://127.0.0.1:9', '--token', secret], {}, /a public key is needed with a URL/],
+      ['a token without a URL', ['--token', secret], {}, /--token is given but no URL/],
+      ['a bad resource list', ['--resources', '73,x'], {}, /--resources must be resource ids separated by commas/],
+      ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],
+      ['a resource the device does not have', ['--resources', '999', '--duration', '1'], {}, /cannot read resources 999/],
+    ];
+    it.each(cases)('%s', async (_name, args, extraEnv, pattern) => {
+      const { code, sim } = await runSim(cli, args, extraEnv);
+      expect(code).toBe(2);
+      expect(sim.stdout).toBe('');
+      expect(sim.stderr).toMatch(pattern);
+      expect(sim.stderr.trim().split('\n')).toHaveLength(1);
+      expect(sim.stderr).not.toContain(secret);
+    });
+
+    it('a config with unknown keys and bad values names each of them', async () => {
+      const file = join(work.dir, 'bad.json');
+      writeFileSync(file, JSON.stringify({ token: secret, sensors: [{ resource: 105, every: 100, signal: 'counter', colour: 'red' }], uplink: { size: 4 } }));
+      const { code, sim } = await runSim(cli, ['--config', file]);
+      expect(code).toBe(2);
+      expect(sim.stderr.trim()).toBe(
+        `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key`,
+      );
+      expect(sim.stdout).toBe('');
+    });
+
+    it("an uplink setting out of range is refused by the agent's own check", async () => {
+      const file = join(work.dir, 'batch.json');
+      writeFileSync(file, JSON.stringify({ sensors: [{ resource: 105, every: 100, signal: 'counter' }], uplink: { batch: 5000 } }));
+      const { code, sim } = await runSim(cli, ['--config', file]);
+      expect(code).toBe(2);
+      expect(sim.stderr).toMatch(/uplink\.batch: expected at most 1000, got 5000/);
+    });
+  });
+});
