@@ -2,8 +2,9 @@
 // all figures as the last line of output.
 import { benchFootprint } from './footprint';
 import type { BenchRow, BenchSection } from './section';
+import { benchService } from './service';
 
-const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint];
+const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService];
 
 function table(section: BenchSection): string {
   const width = Math.max(...section.rows.map((r) => r.label.length));
