@@ -20,6 +20,8 @@ export async function runScenario(scenario: Scenario, link: Link, url: string): 
   const ctx = createContext(link, url);
   try {
     await scenario.run(ctx);
+    // Every scenario stops its agents: a timer still armed is one a stopped agent leaked.
+    if (ctx.clock.pending > 0) throw new Error(ctx.clock.pending + ' timers still armed at the end');
     const leak = ctx.logs.find((line) => line.indexOf(ctx.token) >= 0);
     if (leak !== undefined) throw new Error('the token appears in the log: ' + leak.replace(ctx.token, '<token>'));
     return ctx.requests.map((r) => [r.t, r.end, r.op, r.elements, r.outcome]).concat([[ctx.clock.now()]]);
