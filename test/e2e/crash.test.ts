@@ -5,30 +5,23 @@
 // flight at a kill: at most one batch per kill, each a single run of repeated feeds.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createRandom } from '../../src/core/random';
 import { startService } from '../../src/service';
-import { buildInto, COUNTERS, counterConfig, DEVICE, killAll, runSim, SEED, Sim, storedFeeds, workDir } from './support';
+import { COUNTERS, counterConfig, deviceEnv, runSim, SEED, Sim, storedFeeds, withBuiltCli } from './support';
 
 const KILLS = 10;
 const BATCH = 25;
 const SEED_NUMBER = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 
-const work = workDir('e2e-crash-');
-let cli = '';
-
-beforeAll(() => {
-  cli = buildInto(work.dir);
-});
-afterEach(killAll);
-afterAll(work.remove);
+const work = withBuiltCli('e2e-crash-');
 
 it(`keeps every accepted counter value through ${KILLS} kills (CRASH_SEED=${SEED_NUMBER})`, async () => {
   const dbFile = join(work.dir, 'crash.db');
   const service = await startService({ seed: SEED, dbFile });
   const durable = join(work.dir, 'durable');
   const config = counterConfig(work.dir, 'crash.json', 10, { uplink: { batch: BATCH, flushMs: 50, maxLatencyMs: 100 } });
-  const env = { FEED_AGENT_URL: service.url, FEED_AGENT_PUBLIC_KEY: DEVICE.key, FEED_AGENT_TOKEN: DEVICE.token };
+  const env = deviceEnv(service.url);
   const args = ['--config', config, '--durable', durable, '--json'];
   const random = createRandom(SEED_NUMBER);
   const restored: number[] = [];
@@ -36,14 +29,14 @@ it(`keeps every accepted counter value through ${KILLS} kills (CRASH_SEED=${SEED
     sim.all('log').reduce((n, e) => n + Number(/^restored (\d+) unacknowledged samples/.exec(e.message)?.[1] ?? 0), 0);
   try {
     for (let kill = 0; kill < KILLS; kill++) {
-      const sim = new Sim(cli, args, env);
+      const sim = new Sim(work.cli(), args, env);
       // Anywhere from still loading to sampling and sending for a while.
       await new Promise((resolve) => setTimeout(resolve, 200 + Math.floor(random() * 1300)));
       sim.kill('SIGKILL');
       expect(await sim.exited, 'run ' + kill + ' was killed, it did not exit:\n' + sim.stderr).toBeNull();
       restored.push(restoredBy(sim));
     }
-    const last = await runSim(cli, [...args, '--duration', '1.5'], env);
+    const last = await runSim(work.cli(), [...args, '--duration', '1.5'], env);
     expect(last.code, last.sim.stderr).toBe(0);
     restored.push(restoredBy(last.sim));
     expect(last.sim.all('summary')[0]).toMatchObject({ ok: true, queued: 0 });

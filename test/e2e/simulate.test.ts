@@ -4,22 +4,14 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
-import { buildInto, COUNTERS, counterConfig, DEVICE, deviceClient, killAll, runSim, SEED, SETPOINT, Sim, storedFeeds, workDir } from './support';
+import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, runSim, SEED, SETPOINT, Sim, storedFeeds, withBuiltCli } from './support';
 
-const work = workDir('e2e-simulate-');
-let cli = '';
+const work = withBuiltCli('e2e-simulate-');
 
-beforeAll(() => {
-  cli = buildInto(work.dir);
-});
-afterEach(killAll);
-afterAll(work.remove);
-
-const env = (url: string) => ({ FEED_AGENT_URL: url, FEED_AGENT_PUBLIC_KEY: DEVICE.key, FEED_AGENT_TOKEN: DEVICE.token });
 
 async function service(name: string): Promise<{ service: RunningService; dbFile: string }> {
   const dbFile = join(work.dir, name + '.db');
@@ -35,7 +27,7 @@ function countersIn(dbFile: string): Map<number, number[]> {
 
 describe('feed-agent simulate', () => {
   it('without a URL simulates the demo device of a local service and delivers everything', async () => {
-    const { code, sim } = await runSim(cli, ['--duration', '2', '--json']);
+    const { code, sim } = await runSim(work.cli(), ['--duration', '2', '--json']);
     expect(code).toBe(0);
     const start = sim.all('start')[0];
     expect(start.localService).toBe(true);
@@ -62,7 +54,7 @@ describe('feed-agent simulate', () => {
         actuators: [{ resource: SETPOINT, every: 100 }],
         uplink: { batch: 25, flushMs: 200 },
       });
-      const sim = new Sim(cli, ['--config', config, '--json'], env(svc.url));
+      const sim = new Sim(work.cli(), ['--config', config, '--json'], deviceEnv(svc.url));
       await sim.next((e) => e.type === 'start');
       const client = deviceClient(svc.url);
       // A command is a feed written after the actuator's first poll, which only records the current state.
@@ -117,7 +109,7 @@ describe('feed-agent simulate', () => {
     try {
       // Nothing is sent on its own for minutes: only the stop can deliver.
       const config = counterConfig(work.dir, 'drain.json', 20, { uplink: { batch: 1000, flushMs: 600_000, maxLatencyMs: 600_000 } });
-      const sim = new Sim(cli, ['--config', config, '--json'], env(svc.url));
+      const sim = new Sim(work.cli(), ['--config', config, '--json'], deviceEnv(svc.url));
       const before = await sim.next((e) => e.type === 'status' && e.queued >= 30);
       expect(before.sent).toBe(0);
       sim.kill('SIGINT');
@@ -139,12 +131,12 @@ describe('feed-agent simulate', () => {
     // Nothing listens there: every send fails and the queue cannot drain.
     const url = 'http://' + (await closedPort(createServer()));
     const config = counterConfig(work.dir, 'unreachable.json', 50);
-    const timedOut = await runSim(cli, ['--config', config, '--duration', '1', '--drain-timeout', '0.5'], env(url));
+    const timedOut = await runSim(work.cli(), ['--config', config, '--duration', '1', '--drain-timeout', '0.5'], deviceEnv(url));
     expect(timedOut.code).toBe(1);
     const last = timedOut.sim.stdout.trim().split('\n').pop()!;
     expect(last).toMatch(/^done in \d+\.\d s: accepted (\d+), delivered 0, set aside 0, dropped 0, still queued \1; \1 samples were not delivered$/);
 
-    const sim = new Sim(cli, ['--config', config, '--json'], env(url));
+    const sim = new Sim(work.cli(), ['--config', config, '--json'], deviceEnv(url));
     await sim.next((e) => e.type === 'status' && e.queued > 0);
     sim.kill('SIGINT');
     await sim.next((e) => e.type === 'stopping');
@@ -171,7 +163,7 @@ describe('feed-agent simulate', () => {
       ['a resource the device does not have', ['--resources', '999', '--duration', '1'], {}, /cannot read resources 999/],
     ];
     it.each(cases)('%s', async (_name, args, extraEnv, pattern) => {
-      const { code, sim } = await runSim(cli, args, extraEnv);
+      const { code, sim } = await runSim(work.cli(), args, extraEnv);
       expect(code).toBe(2);
       expect(sim.stdout).toBe('');
       expect(sim.stderr).toMatch(pattern);
@@ -182,7 +174,7 @@ describe('feed-agent simulate', () => {
     it('a config with unknown keys and bad values names each of them', async () => {
       const file = join(work.dir, 'bad.json');
       writeFileSync(file, JSON.stringify({ token: secret, sensors: [{ resource: 105, every: 100, signal: 'counter', colour: 'red' }], uplink: { size: 4 } }));
-      const { code, sim } = await runSim(cli, ['--config', file]);
+      const { code, sim } = await runSim(work.cli(), ['--config', file]);
       expect(code).toBe(2);
       expect(sim.stderr.trim()).toBe(
         `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key`,
@@ -193,7 +185,7 @@ describe('feed-agent simulate', () => {
     it("an uplink setting out of range is refused by the agent's own check", async () => {
       const file = join(work.dir, 'batch.json');
       writeFileSync(file, JSON.stringify({ sensors: [{ resource: 105, every: 100, signal: 'counter' }], uplink: { batch: 5000 } }));
-      const { code, sim } = await runSim(cli, ['--config', file]);
+      const { code, sim } = await runSim(work.cli(), ['--config', file]);
       expect(code).toBe(2);
       expect(sim.stderr).toMatch(/uplink\.batch: expected at most 1000, got 5000/);
     });

@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { FeedClient } from '../../src/core/client';
 import { createHttp } from '../../platforms/node/http';
 import type { Seed } from '../../src/service';
@@ -21,6 +22,18 @@ export function workDir(prefix: string): { dir: string; remove: () => void } {
 export function buildInto(dir: string, types = false): string {
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--outdir', dir, ...(types ? ['--types'] : [])], { cwd: ROOT });
   return join(dir, 'cli.js');
+}
+
+/** The hooks of a file that runs the CLI: a work directory, the bundles built into it, no child left over. */
+export function withBuiltCli(prefix: string): { dir: string; cli: () => string } {
+  const work = workDir(prefix);
+  let cli = '';
+  beforeAll(() => {
+    cli = buildInto(work.dir);
+  });
+  afterEach(killAll);
+  afterAll(work.remove);
+  return { dir: work.dir, cli: () => cli };
 }
 
 export interface SimEvent {
@@ -155,6 +168,11 @@ export function counterConfig(dir: string, name: string, everyMs: number, extra:
   const file = join(dir, name);
   writeFileSync(file, JSON.stringify({ sensors: COUNTERS.map((resource) => ({ resource, every: everyMs, signal: 'counter' })), ...extra }));
   return file;
+}
+
+/** The environment that points a simulator at the test device of the service at `url`. */
+export function deviceEnv(url: string): Record<string, string> {
+  return { FEED_AGENT_URL: url, FEED_AGENT_PUBLIC_KEY: DEVICE.key, FEED_AGENT_TOKEN: DEVICE.token };
 }
 
 /** A client of the test device, as a platform user writing commands or reading state would use it. */
