@@ -2,7 +2,7 @@
 // JSON lines parsed as they come), a seed for a device with counters, and the feeds a service stored.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -14,6 +14,8 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 
 /** A work directory under the project (ignored by git), so that bundles resolve packages from node_modules. */
 export function workDir(prefix: string): { dir: string; remove: () => void } {
+  // A fresh clone has no tmp/ yet.
+  mkdirSync(join(ROOT, 'tmp'), { recursive: true });
   const dir = mkdtempSync(join(ROOT, 'tmp', prefix));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
