@@ -20,6 +20,8 @@ beforeAll(() => {
   const tarball = readdirSync(work.dir).find((name) => name.endsWith('.tgz'))!;
   mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['-xzf', join(work.dir, tarball), '-C', installed, '--strip-components=1']);
+  // Its own package scope: without it, Node would resolve `feed-agent` as this repository's self-reference.
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
 }, 120_000);
 afterAll(work.remove);
 
@@ -88,7 +90,6 @@ export { queued, queueStats };
       files: ['consumer.ts'],
     }),
   );
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   let output = '';
   try {
