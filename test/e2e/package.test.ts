@@ -16,7 +16,8 @@ beforeAll(() => {
   buildInto(join(staged, 'dist'), true);
   cpSync(join(ROOT, 'package.json'), join(staged, 'package.json'));
   cpSync(join(ROOT, 'examples'), join(staged, 'examples'), { recursive: true });
-  execFileSync('npm', ['pack', '--silent', '--pack-destination', work.dir], { cwd: staged, stdio: 'ignore' });
+  // Built above: a prepare or prepack script would look for the sources, which are not staged.
+  execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: staged, stdio: 'ignore' });
   const tarball = readdirSync(work.dir).find((name) => name.endsWith('.tgz'))!;
   mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['-xzf', join(work.dir, tarball), '-C', installed, '--strip-components=1']);
