@@ -24,7 +24,7 @@ export interface Context {
 export function getResource(ctx: Context, id: number): string {
   const { subtype } = owned(ctx, id, '');
   return ctx.store.transaction(() => {
-    touchRead(ctx, [id]);
+    countReads(ctx, [id], null);
     const body = successBody(JSON.stringify(resourceRecord(ctx.store.resourceRow(id)!, subtype.record, ctx.nowMs)));
     ctx.store.addIncome(id, Buffer.byteLength(body));
     return body;
@@ -33,17 +33,17 @@ export function getResource(ctx: Context, id: number): string {
 
 /** Operation 2. */
 export function getResources(ctx: Context, ids: number[]): string {
-  return readEach(ctx, ids, (id, resource) => resourceRecord(ctx.store.resourceRow(id)!, resource.subtype.record, ctx.nowMs));
+  return readEach(ctx, ids, true, (id, resource) => resourceRecord(ctx.store.resourceRow(id)!, resource.subtype.record, ctx.nowMs));
 }
 
 /** Operation 5. */
 export function firstFeeds(ctx: Context, ids: number[]): string {
-  return readEach(ctx, ids, (id) => feedOrNull(ctx.store.firstFeed(id)));
+  return readEach(ctx, ids, false, (id) => feedOrNull(ctx.store.firstFeed(id)));
 }
 
 /** Operation 6. */
 export function lastFeeds(ctx: Context, ids: number[]): string {
-  return readEach(ctx, ids, (id) => feedOrNull(ctx.store.lastFeed(id)));
+  return readEach(ctx, ids, false, (id) => feedOrNull(ctx.store.lastFeed(id)));
 }
 
 /** Operation 3; `bodyBytes` is the size of the whole request body (its outgoing usage). */
@@ -52,10 +52,16 @@ export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: n
   const input = feedBody(body);
   check(input, resource, '');
   return ctx.store.transaction(() => {
-    const feed = ctx.store.insertFeed(id, rawData(input), ctx.stamp);
-    ctx.store.touch(id, { outgoingBytes: bodyBytes, presenceAt: ctx.presenceAt, firstFeed: feed, lastFeed: feed, stamp: ctx.stamp });
+    const feed = ctx.store.insertFeeds([{ resource: id, rawData: rawData(input) }], ctx.stamp);
     const response = successBody(JSON.stringify(createdFeedRecord(input, id, ctx.stamp, feed)), MESSAGE_FEED_CREATED);
-    ctx.store.addIncome(id, Buffer.byteLength(response));
+    ctx.store.touch(id, {
+      outgoingBytes: bodyBytes,
+      incomeBytes: Buffer.byteLength(response),
+      presenceAt: ctx.presenceAt,
+      firstFeed: feed,
+      lastFeed: feed,
+      stamp: ctx.stamp,
+    });
     return response;
   });
 }
@@ -76,10 +82,14 @@ export function createFeeds(ctx: Context, body: unknown, maxElements: number): s
     return element;
   });
   return ctx.store.transaction(() => {
+    const first = ctx.store.insertFeeds(
+      elements.map((e) => ({ resource: e.id_resource, rawData: rawData(e.input) })),
+      ctx.stamp,
+    );
     const written = new Map<number, Written>();
-    const parts = elements.map((element) => {
+    const parts = elements.map((element, i) => {
       const id = element.id_resource;
-      const feed = ctx.store.insertFeed(id, rawData(element.input), ctx.stamp);
+      const feed = first + i;
       const part = JSON.stringify(createdFeedRecord(element.input, id, ctx.stamp, feed));
       // The element as read: id_resource and input only; fields the service ignores are not counted.
       const outgoing = Buffer.byteLength(JSON.stringify(element));
@@ -94,29 +104,36 @@ export function createFeeds(ctx: Context, body: unknown, maxElements: number): s
       return part;
     });
     for (const [id, w] of written) {
-      ctx.store.touch(id, { outgoingBytes: w.outgoing, presenceAt: ctx.presenceAt, firstFeed: w.first, lastFeed: w.last, stamp: ctx.stamp });
-      ctx.store.addIncome(id, w.income);
+      ctx.store.touch(id, { outgoingBytes: w.outgoing, incomeBytes: w.income, presenceAt: ctx.presenceAt, firstFeed: w.first, lastFeed: w.last, stamp: ctx.stamp });
     }
     return successBody('[' + parts.join(',') + ']');
   });
 }
 
-/** The read operations over an id list: one payload entry per id, in path order, repeats included. */
-function readEach(ctx: Context, ids: number[], render: (id: number, resource: ResourceEntry) => unknown): string {
+/**
+ * The read operations over an id list: one payload entry per id, in path order, repeats included.
+ * An entry that shows counters (a resource record) is rendered after the request is counted and before
+ * any of its size is, so that a repeated id shows the same record each time; a feed entry shows none, so
+ * the request and its size are counted in one go after rendering.
+ */
+function readEach(ctx: Context, ids: number[], showsCounters: boolean, render: (id: number, resource: ResourceEntry) => unknown): string {
   const resources = ids.map((id) => owned(ctx, id, ''));
   return ctx.store.transaction(() => {
-    touchRead(ctx, ids);
-    // Rendered before any income is added, so that a repeated id shows the same record each time.
+    if (showsCounters) countReads(ctx, ids, null);
     const parts = ids.map((id, i) => JSON.stringify(render(id, resources[i])));
-    parts.forEach((part, i) => ctx.store.addIncome(ids[i], Buffer.byteLength(part)));
+    const income = new Map<number, number>();
+    parts.forEach((part, i) => income.set(ids[i], (income.get(ids[i]) ?? 0) + Buffer.byteLength(part)));
+    if (showsCounters) for (const [id, bytes] of income) ctx.store.addIncome(id, bytes);
+    else countReads(ctx, ids, income);
     return successBody('[' + parts.join(',') + ']');
   });
 }
 
-/** A read counts once on each resource it names, however often the path repeats it. */
-function touchRead(ctx: Context, ids: number[]): void {
+/** A read counts once on each resource it names, however often the path repeats it; `income` in bytes. */
+function countReads(ctx: Context, ids: number[], income: Map<number, number> | null): void {
   for (const id of new Set(ids)) {
-    ctx.store.touch(id, { outgoingBytes: 0, presenceAt: ctx.presenceAt, firstFeed: null, lastFeed: null, stamp: ctx.stamp });
+    const incomeBytes = income?.get(id) ?? 0;
+    ctx.store.touch(id, { outgoingBytes: 0, incomeBytes, presenceAt: ctx.presenceAt, firstFeed: null, lastFeed: null, stamp: ctx.stamp });
   }
 }
 
