@@ -75,7 +75,8 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     }
     // The durable queue, if any, already holds every accepted sample: leaving now loses nothing of it.
     const queued = simulation.stats().queued;
-    view.finish(`interrupted: ${queued} samples left queued`, { type: 'interrupted', queued });
+    const fate = values.durable === undefined ? 'lost (no --durable)' : `kept in ${values.durable} for the next run`;
+    view.finish(`interrupted: ${queued} queued samples ${fate}`, { type: 'interrupted', queued });
     process.exit(130);
   };
   const handlers = { SIGINT: onSignal('Ctrl-C'), SIGTERM: onSignal('SIGTERM') };
