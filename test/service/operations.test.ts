@@ -1,5 +1,9 @@
 // The six operations over real HTTP: record shapes and field order, messages, headers, payload order,
 // repeated ids, null positions, and rules 2 and 3 of the interface.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
@@ -204,6 +208,32 @@ describe('operations 2, 5 and 6: id lists', () => {
       expect(resource.last_feed).toBeNull();
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('large batches', () => {
+  it('stores every element of a batch under the id its answer gave it, in request order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-batch-'));
+    const dbFile = join(dir, 'batch.db');
+    try {
+      const stored = await startService({ seed: SEED, dbFile });
+      const api = device(stored.url, A.key, A.token);
+      const answered: { id_resource_feed: number; id_resource: number; raw_data: number }[] = [];
+      // 85 = 64 + 16 + 4 + 1 and 1000 elements: every size of insert group, then the largest batch allowed.
+      for (const size of [85, 1000]) {
+        const elements = Array.from({ length: size }, (_, i) => ({ id_resource: i % 3 === 0 ? 73 : 74, input: i % 3 === 0 ? i % 2 : (i % 160) - 40 }));
+        const payload = ok(await api.createFeeds(elements)) as typeof answered;
+        expect(payload.map((f) => [f.id_resource, f.raw_data])).toEqual(elements.map((e) => [e.id_resource, e.input]));
+        answered.push(...payload);
+      }
+      await stored.close();
+      const file = new Database(dbFile, { readonly: true });
+      const rows = file.prepare('SELECT id_resource_feed, id_resource, raw_data FROM feeds ORDER BY id_resource_feed').all();
+      file.close();
+      expect(rows).toEqual(answered.map((f) => ({ id_resource_feed: f.id_resource_feed, id_resource: f.id_resource, raw_data: String(f.raw_data) })));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
