@@ -4,8 +4,14 @@
 // ring, the string pool, that holds the strings of the queued samples in queue order with no gap: the
 // oldest string starts at the pool's head, so removing samples from the queue's head frees pool bytes in
 // order, and an eviction behind locked samples slides the locked strings over the freed bytes.
+//
+// Encoding must not be slower than JSON.stringify of ready-made objects, which on XS runs in C. For a
+// number it spends two typed-array reads, one concatenation and one array store, for a boolean one read
+// and one store: the element's text up to its value (`{"id_resource":N,"input":`, or up to `true`/`false`)
+// comes from a small cache, indexed by the sample's tag byte itself, whose entry push found for the
+// resource once, so encode neither reads nor converts the id.
 import type { SampleValue } from './host';
-import { utf8Length, utf8Read, utf8Write } from './utf8';
+import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
 export type Overflow = 'drop-oldest' | 'drop-newest';
 
@@ -22,7 +28,13 @@ export interface QueueOptions {
 // Results of `push`.
 export const PUSHED = 0, PUSHED_EVICTED = 1, DROPPED_NEW = 2, TOO_LARGE = 3;
 
+// A sample's tag byte: bits 0-3 its text cache entry (NO_ENTRY: none), bits 4-5 its kind, bit 6 set for a
+// string that is all ASCII. A number with a cache entry has a tag below NO_ENTRY: one comparison in encode.
+const ENTRY = 0x0f, NO_ENTRY = 0x0f;
+const KIND_SHIFT = 4;
 const NUMBER = 0, FALSE = 1, TRUE = 2, STRING = 3;
+const STRING_TAG = STRING << KIND_SHIFT;
+const ASCII = 0x40;
 
 // A string sample keeps `length * LENGTH_UNIT + offset` in its value: an offset below 2^32 and a length
 // below 2^21 stay exact in a double, and need no array of their own.
@@ -30,23 +42,31 @@ const LENGTH_UNIT = 4294967296;
 const MAX_STRING_BYTES = 2097151;
 const MAX_POOL_BYTES = 4294967295;
 
-// Encoding caches the `{"id_resource":N,"input":` prefix of a few resource ids: a device has few resources,
-// and converting the id for every sample would make encode slower than the JSON.stringify it replaces.
-const PREFIXES = 16;
+// An entry of the text cache, once claimed by a resource id, keeps it for the queue's life, so the entry a
+// queued sample carries never goes stale. A device has few resources; the ids that find no entry within a
+// few probes are converted at each encode instead.
+const PROBES = 4;
 
 export class SampleQueue {
   readonly capacity: number;
   private readonly dropOldest: boolean;
   private readonly resources: Uint32Array;
-  private readonly kinds: Uint8Array;
+  private readonly tags: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
   private readonly values: Float64Array;
   private readonly ats: Float64Array;
   private readonly seqs: Float64Array | null;
   private readonly pool: Uint8Array;
   private readonly maxStringBytes: number;
-  private readonly prefixIds: Uint32Array;
-  private readonly prefixTexts: string[];
+  /** The resource id of each text cache entry; 0 while unclaimed. */
+  private readonly entryIds: Uint32Array;
+  /**
+   * Indexed by tag: the text of an element up to its value (number, string) or to its end but the `}`
+   * (boolean). Built by encode, as push allocates nothing; '' until then.
+   */
+  private readonly texts: string[];
+  private entriesClaimed = 0;
+  private entriesBuilt = 0;
   private head = 0;
   private count = 0;
   private locked = 0;
@@ -68,15 +88,15 @@ export class SampleQueue {
     this.capacity = o.capacity;
     this.dropOldest = o.overflow === 'drop-oldest';
     this.resources = new Uint32Array(o.capacity);
-    this.kinds = new Uint8Array(o.capacity);
+    this.tags = new Uint8Array(o.capacity);
     this.values = new Float64Array(o.capacity);
     this.ats = new Float64Array(o.capacity);
     this.seqs = o.withSeq ? new Float64Array(o.capacity) : null;
     this.pool = new Uint8Array(o.stringBytes);
     this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
-    this.prefixIds = new Uint32Array(PREFIXES);
-    this.prefixTexts = [];
-    for (let i = 0; i < PREFIXES; i++) this.prefixTexts.push('');
+    this.entryIds = new Uint32Array(NO_ENTRY);
+    this.texts = [];
+    for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
   }
 
   get length(): number {
@@ -102,8 +122,8 @@ export class SampleQueue {
   get bytes(): number {
     const seqBytes = this.seqs === null ? 0 : this.seqs.byteLength;
     return (
-      this.resources.byteLength + this.kinds.byteLength + this.values.byteLength + this.ats.byteLength +
-      seqBytes + this.pool.byteLength + this.prefixIds.byteLength
+      this.resources.byteLength + this.tags.byteLength + this.values.byteLength + this.ats.byteLength +
+      seqBytes + this.pool.byteLength + this.entryIds.byteLength
     );
   }
 
@@ -139,7 +159,8 @@ export class SampleQueue {
     }
     const j = this.slot(this.count);
     this.resources[j] = resource;
-    this.kinds[j] = kind;
+    this.tags[j] =
+      (kind << KIND_SHIFT) | this.entryOf(resource) | (kind === STRING && bytes === (value as string).length ? ASCII : 0);
     this.ats[j] = at;
     if (this.seqs !== null) this.seqs[j] = seq;
     if (kind === STRING) {
@@ -167,10 +188,9 @@ export class SampleQueue {
   /** Value of the `i`-th sample from the head. A string sample is decoded: a new string each call. */
   valueAt(i: number): SampleValue {
     const j = this.slot(this.check(i));
-    const kind = this.kinds[j];
-    if (kind === NUMBER) return this.values[j];
-    if (kind === STRING) return this.stringAt(j);
-    return kind === TRUE;
+    const tag = this.tags[j];
+    if (tag >= STRING_TAG) return this.stringAt(j);
+    return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
   }
 
   atAt(i: number): number {
@@ -188,21 +208,38 @@ export class SampleQueue {
    * `{id_resource, input}` objects. Numbers use String(n), which equals JSON's form for finite numbers.
    */
   encode(from: number, count: number): string {
-    if (!Number.isInteger(from) || !Number.isInteger(count) || from < 0 || count < 0 || from + count > this.count) {
+    if (!(from >= 0 && count >= 0 && from + count <= this.count) || from % 1 !== 0 || count % 1 !== 0) {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.count + ')');
     }
     if (count === 0) return '[]';
+    if (this.entriesBuilt !== this.entriesClaimed) this.buildTexts();
+    // Locals, not `this.` lookups: XS interprets every property access, and this loop is the flush path.
+    const tags = this.tags, values = this.values, resources = this.resources, texts = this.texts;
     const parts: string[] = [];
-    let j = this.slot(from);
-    for (let n = 0; n < count; n++) {
-      const kind = this.kinds[j];
-      const input =
-        kind === NUMBER ? '' + this.values[j] : kind === TRUE ? 'true' : kind === FALSE ? 'false' : JSON.stringify(this.stringAt(j));
-      parts.push(this.prefix(this.resources[j]) + input);
-      if (++j === this.capacity) j = 0;
+    const capacity = this.capacity;
+    let n = 0;
+    let j = this.head + from;
+    if (j >= capacity) j -= capacity;
+    // The range is one run of the ring, or two when it wraps: no wrap test per sample.
+    let end = j + count > capacity ? capacity : j + count;
+    let tag: number;
+    for (;;) {
+      for (; j < end; j++) {
+        tag = tags[j];
+        // By frequency: a number with a cache entry, a number without, a boolean with one, the rest.
+        if (tag < NO_ENTRY) parts[n++] = texts[tag] + values[j];
+        else if (tag === NO_ENTRY) parts[n++] = prefixText(resources[j]) + values[j];
+        else if (tag < STRING_TAG && (tag & ENTRY) !== NO_ENTRY) parts[n++] = texts[tag];
+        else parts[n++] = this.element(j);
+      }
+      if (n === count) break;
+      j = 0;
+      end = count - n;
     }
-    // Every element ends with `}`: the separator and the closing text supply it.
-    return '[' + parts.join('},') + '}]';
+    // Elements are joined by `},`; the first opens the array and the last closes itself and the array.
+    parts[0] = '[' + parts[0];
+    parts[n - 1] += '}]';
+    return parts.join('},');
   }
 
   /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
@@ -221,7 +258,7 @@ export class SampleQueue {
       let freed = 0;
       let j = this.head;
       for (let n = 0; n < count; n++) {
-        if (this.kinds[j] === STRING) freed += lengthOf(this.values[j]);
+        if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
         if (++j === this.capacity) j = 0;
       }
       this.poolUsed -= freed;
@@ -251,7 +288,7 @@ export class SampleQueue {
     let j = this.slot(this.locked);
     while (this.count - evict === this.capacity || this.poolUsed - freed + bytes > poolBytes) {
       if (this.locked + evict === this.count) return false;
-      if (this.kinds[j] === STRING) freed += lengthOf(this.values[j]);
+      if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       evict++;
       if (++j === this.capacity) j = 0;
     }
@@ -276,11 +313,11 @@ export class SampleQueue {
       const from = this.slot(i);
       const to = this.slot(i + by);
       this.resources[to] = this.resources[from];
-      this.kinds[to] = this.kinds[from];
+      this.tags[to] = this.tags[from];
       this.ats[to] = this.ats[from];
       if (this.seqs !== null) this.seqs[to] = this.seqs[from];
       const v = this.values[from];
-      if (this.kinds[from] === STRING) {
+      if (this.tags[from] >= STRING_TAG) {
         const length = lengthOf(v);
         lockedBytes += length;
         this.values[to] = length * LENGTH_UNIT + this.poolAt(offsetOf(v) + freed);
@@ -297,18 +334,48 @@ export class SampleQueue {
     }
   }
 
-  private stringAt(j: number): string {
-    const v = this.values[j];
-    return utf8Read(this.pool, offsetOf(v), lengthOf(v));
+  /** The element of sample `j` but its closing `}`, for what the cache does not cover: strings, uncached ids. */
+  private element(j: number): string {
+    const tag = this.tags[j];
+    const entry = tag & ENTRY;
+    const prefix = entry !== NO_ENTRY ? this.texts[entry] : prefixText(this.resources[j]);
+    if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt(j));
+    if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values[j];
+    return prefix + (tag >> KIND_SHIFT === TRUE ? 'true' : 'false');
   }
 
-  private prefix(resource: number): string {
-    const k = resource % PREFIXES;
-    if (this.prefixIds[k] !== resource) {
-      this.prefixIds[k] = resource;
-      this.prefixTexts[k] = '{"id_resource":' + resource + ',"input":';
+  /** The text cache entry of `resource`, claiming a free one; NO_ENTRY when its probes find none. */
+  private entryOf(resource: number): number {
+    const ids = this.entryIds;
+    let e = resource % NO_ENTRY;
+    for (let probe = 0; probe < PROBES; probe++) {
+      const id = ids[e];
+      if (id === resource) return e;
+      if (id === 0) {
+        ids[e] = resource;
+        this.entriesClaimed++;
+        return e;
+      }
+      if (++e === NO_ENTRY) e = 0;
     }
-    return this.prefixTexts[k];
+    return NO_ENTRY;
+  }
+
+  private buildTexts(): void {
+    for (let e = 0; e < NO_ENTRY; e++) {
+      if (this.entryIds[e] === 0 || this.texts[e] !== '') continue;
+      const prefix = prefixText(this.entryIds[e]);
+      this.texts[(NUMBER << KIND_SHIFT) | e] = prefix;
+      this.texts[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
+      this.texts[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
+    }
+    this.entriesBuilt = this.entriesClaimed;
+  }
+
+  private stringAt(j: number): string {
+    const v = this.values[j];
+    const read = (this.tags[j] & ASCII) !== 0 ? asciiRead : utf8Read;
+    return read(this.pool, offsetOf(v), lengthOf(v));
   }
 
   /** Ring index of the `i`-th sample from the head (0 ≤ i < 2 × capacity). */
@@ -337,8 +404,12 @@ export class SampleQueue {
   }
 }
 
+function prefixText(resource: number): string {
+  return '{"id_resource":' + resource + ',"input":';
+}
+
 function lengthOf(packed: number): number {
-  return Math.floor(packed / LENGTH_UNIT);
+  return (packed - (packed % LENGTH_UNIT)) / LENGTH_UNIT;
 }
 
 function offsetOf(packed: number): number {

@@ -9,7 +9,7 @@ import {
   type QueueOptions,
 } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
-import { utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
+import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
 import type { SampleValue } from '../../src/core/host';
 
 const make = (o: Partial<QueueOptions> = {}): SampleQueue =>
@@ -199,6 +199,19 @@ describe('string pool', () => {
     expect(utf8Read(big, 0, utf8Length(long))).toBe(long);
   });
 
+  it('reads ASCII strings longer than a decoding chunk, across the pool end', () => {
+    const q = make({ capacity: 4, stringBytes: 300, overflow: 'drop-newest' });
+    const long = Array.from({ length: 200 }, (_, i) => String.fromCharCode(32 + (i % 95))).join('');
+    q.push(1, 'x'.repeat(250), 0, 0);
+    q.shift(1);
+    expect(q.push(1, long, 0, 0)).toBe(PUSHED);
+    expect(q.valueAt(0)).toBe(long);
+    expect(q.encode(0, 1)).toBe(naive([{ resource: 1, value: long }]));
+    const ring = new Uint8Array(150);
+    utf8Write(long.slice(0, 140), ring, 100);
+    expect(asciiRead(ring, 100, 140)).toBe(long.slice(0, 140));
+  });
+
   it('wraps the pool and reclaims the bytes of shifted samples', () => {
     const q = make({ capacity: 4, stringBytes: 10, overflow: 'drop-newest' });
     for (let round = 0; round < 50; round++) {
@@ -277,6 +290,22 @@ describe('string pool', () => {
 });
 
 describe('encode', () => {
+  it('encodes resources beyond the text cache, and resources first seen after an encode', () => {
+    const q = make({ capacity: 200, stringBytes: 2000 });
+    const model: { resource: number; value: SampleValue }[] = [];
+    const kinds: SampleValue[] = [1.5, true, false, 'x"y', -7];
+    for (let i = 0; i < 150; i++) {
+      // 40 ids, more than the text cache holds: half of them hash to the same entry, half spread.
+      const resource = i % 2 === 1 ? 1 + (i % 40) * 15 : 1000 + (i % 40);
+      const value = kinds[i % kinds.length];
+      q.push(resource, value, 0, 0);
+      model.push({ resource, value });
+      if (i % 7 === 0) expect(q.encode(0, q.length)).toBe(naive(model));
+    }
+    expect(q.encode(0, 150)).toBe(naive(model));
+    expect(q.encode(37, 90)).toBe(naive(model.slice(37, 127)));
+  });
+
   it('equals JSON.stringify for random mixes, ranges and wrapped rings', () => {
     for (let seed = 1; seed <= 60; seed++) {
       const random = createRandom(seed);
