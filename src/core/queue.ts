@@ -159,18 +159,18 @@ export class SampleQueue {
     }
     const j = this.slot(this.count);
     this.resources[j] = resource;
-    this.tags[j] =
-      (kind << KIND_SHIFT) | this.entryOf(resource) | (kind === STRING && bytes === (value as string).length ? ASCII : 0);
+    let tag = (kind << KIND_SHIFT) | this.entryOf(resource);
     this.ats[j] = at;
     if (this.seqs !== null) this.seqs[j] = seq;
     if (kind === STRING) {
       this.values[j] = bytes * LENGTH_UNIT + this.poolTail;
-      utf8Write(value as string, this.pool, this.poolTail);
+      if (utf8Write(value as string, this.pool, this.poolTail)) tag |= ASCII;
       this.poolTail = this.poolAt(this.poolTail + bytes);
       this.poolUsed += bytes;
     } else {
       this.values[j] = kind === NUMBER ? (value as number) : 0;
     }
+    this.tags[j] = tag;
     if (++this.count > this.high) this.high = this.count;
     return result;
   }

@@ -1,14 +1,18 @@
 // UTF-8 for the queue's string pool. The core may not rely on TextEncoder/TextDecoder (a plain XS build has
 // neither), so this is the small part of them it needs. The pool is a ring: writes and reads wrap at its end.
 
+// On XS, `s.charCodeAt(i)` and `s.length` on a primitive string allocate a wrapper object each time;
+// `charCodeAt.call(s, i)` does not, and its NaN past the end replaces `length`: queuing a string allocates
+// nothing either.
+const charCodeAt = String.prototype.charCodeAt;
+
 /** The bytes `s` takes as UTF-8. A lone surrogate counts as U+FFFD (3 bytes), as TextEncoder writes it. */
 export function utf8Length(s: string): number {
   let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
+  for (let i = 0, c = charCodeAt.call(s, 0); c === c; c = charCodeAt.call(s, ++i)) {
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(s.charCodeAt(i + 1))) {
+    else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(charCodeAt.call(s, i + 1))) {
       n += 4;
       i++;
     } else n += 3;
@@ -18,18 +22,20 @@ export function utf8Length(s: string): number {
 
 /**
  * Writes `s` as UTF-8 into `ring` from index `at`, wrapping at the ring's end; the caller has checked that
- * `utf8Length(s)` bytes are free there. Lone surrogates become U+FFFD.
+ * `utf8Length(s)` bytes are free there. Lone surrogates become U+FFFD. Returns true when every byte is
+ * ASCII: `asciiRead` can then decode them.
  */
-export function utf8Write(s: string, ring: Uint8Array, at: number): void {
+export function utf8Write(s: string, ring: Uint8Array, at: number): boolean {
   let p = at;
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
+  let ascii = true;
+  for (let i = 0, c = charCodeAt.call(s, 0); c === c; c = charCodeAt.call(s, ++i)) {
     if (c < 0x80) {
       p = put(ring, p, c);
       continue;
     }
+    ascii = false;
     if (c >= 0xd800 && c <= 0xdfff) {
-      const d = s.charCodeAt(i + 1);
+      const d = charCodeAt.call(s, i + 1);
       if (c <= 0xdbff && isLowSurrogate(d)) {
         c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
         i++;
@@ -46,6 +52,7 @@ export function utf8Write(s: string, ring: Uint8Array, at: number): void {
     }
     p = put(ring, p, 0x80 | (c & 0x3f));
   }
+  return ascii;
 }
 
 // Code units gathered before they join the result: repeated `+=` of single characters copies the whole
