@@ -61,8 +61,9 @@ export class SampleQueue {
   /** The resource id of each text cache entry; 0 while unclaimed. */
   private readonly entryIds: Uint32Array;
   /**
-   * Indexed by tag: the text of an element up to its value (number, string) or to its end but the `}`
-   * (boolean). Built by encode, as push allocates nothing; '' until then.
+   * Indexed by the tag of a number or boolean with a cache entry: its element's text up to the value
+   * (number; a string uses the same text) or up to the closing `}` (boolean). Built by encode, as push
+   * allocates nothing; '' until then.
    */
   private readonly texts: string[];
   private entriesClaimed = 0;
@@ -118,7 +119,10 @@ export class SampleQueue {
     return this.locked;
   }
 
-  /** Bytes of typed-array memory this queue allocated. */
+  /**
+   * Bytes of typed-array memory this queue allocated: 21 per sample (29 with seq), the string pool, 60 for
+   * the text cache's ids. The cache's texts (a 48-element array, up to 45 short strings) come on top.
+   */
   get bytes(): number {
     const seqBytes = this.seqs === null ? 0 : this.seqs.byteLength;
     return (

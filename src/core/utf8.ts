@@ -1,5 +1,5 @@
-// UTF-8 for the queue's string pool. The core may not rely on TextEncoder/TextDecoder (a plain XS build has
-// neither), so this is the small part of them it needs. The pool is a ring: writes and reads wrap at its end.
+// UTF-8 for the queue's string pool. TextEncoder/TextDecoder are host globals, not ECMAScript, and the core
+// uses none: this is the small part of them it needs. The pool is a ring: writes and reads wrap at its end.
 
 // On XS, `s.charCodeAt(i)` and `s.length` on a primitive string allocate a wrapper object each time;
 // `charCodeAt.call(s, i)` does not, and its NaN past the end replaces `length`: queuing a string allocates
@@ -55,7 +55,7 @@ export function utf8Write(s: string, ring: Uint8Array, at: number): boolean {
   return ascii;
 }
 
-// Code units gathered before they join the result: repeated `+=` of single characters copies the whole
+// Characters gathered before they join the result: repeated `+=` of single characters copies the whole
 // string each time on XS (quadratic), while short pieces keep the copying close to linear.
 const PIECE = 64;
 
@@ -63,6 +63,7 @@ const PIECE = 64;
 export function utf8Read(ring: Uint8Array, at: number, length: number): string {
   let text = '';
   let piece = '';
+  let pieceChars = 0;
   let p = at;
   for (let n = 0; n < length; n++) {
     let c = ring[p];
@@ -79,9 +80,10 @@ export function utf8Read(ring: Uint8Array, at: number, length: number): string {
     }
     if (c < 0x10000) piece += String.fromCharCode(c);
     else piece += String.fromCharCode(0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 0x3ff));
-    if (piece.length >= PIECE) {
+    if (++pieceChars === PIECE) {
       text += piece;
       piece = '';
+      pieceChars = 0;
     }
   }
   return text + piece;
