@@ -57,6 +57,8 @@ export class SampleQueue {
   private readonly ats: Float64Array;
   private readonly seqs: Float64Array | null;
   private readonly pool: Uint8Array;
+  /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
+  private readonly poolBytes: number;
   private readonly maxStringBytes: number;
   /** The resource id of each text cache entry; 0 while unclaimed. */
   private readonly entryIds: Uint32Array;
@@ -94,6 +96,7 @@ export class SampleQueue {
     this.ats = new Float64Array(o.capacity);
     this.seqs = o.withSeq ? new Float64Array(o.capacity) : null;
     this.pool = new Uint8Array(o.stringBytes);
+    this.poolBytes = o.stringBytes;
     this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
     this.entryIds = new Uint32Array(NO_ENTRY);
     this.texts = [];
@@ -154,28 +157,34 @@ export class SampleQueue {
       throw new TypeError('sample value must be a number, a boolean or a string');
     }
     let result = PUSHED;
-    if (this.count === this.capacity || this.poolUsed + bytes > this.pool.length) {
+    if (this.count === this.capacity || this.poolUsed + bytes > this.poolBytes) {
       if (!this.dropOldest || !this.evictFor(bytes)) {
         this.dropped++;
         return DROPPED_NEW;
       }
       result = PUSHED_EVICTED;
     }
-    const j = this.slot(this.count);
+    // Locals and no method call on the usual path: XS interprets every property access and call.
+    const count = this.count;
+    let j = this.head + count;
+    if (j >= this.capacity) j -= this.capacity;
+    const e = resource % NO_ENTRY;
+    let tag = (kind << KIND_SHIFT) | (this.entryIds[e] === resource ? e : this.entryOf(resource));
     this.resources[j] = resource;
-    let tag = (kind << KIND_SHIFT) | this.entryOf(resource);
     this.ats[j] = at;
     if (this.seqs !== null) this.seqs[j] = seq;
     if (kind === STRING) {
-      this.values[j] = bytes * LENGTH_UNIT + this.poolTail;
-      if (utf8Write(value as string, this.pool, this.poolTail)) tag |= ASCII;
-      this.poolTail = this.poolAt(this.poolTail + bytes);
+      const tail = this.poolTail;
+      this.values[j] = bytes * LENGTH_UNIT + tail;
+      if (utf8Write(value as string, this.pool, tail)) tag |= ASCII;
+      this.poolTail = this.poolAt(tail + bytes);
       this.poolUsed += bytes;
     } else {
       this.values[j] = kind === NUMBER ? (value as number) : 0;
     }
     this.tags[j] = tag;
-    if (++this.count > this.high) this.high = this.count;
+    this.count = count + 1;
+    if (count + 1 > this.high) this.high = count + 1;
     return result;
   }
 
@@ -286,11 +295,10 @@ export class SampleQueue {
    * string bytes. Returns false, evicting nothing, when even evicting every unlocked sample would not.
    */
   private evictFor(bytes: number): boolean {
-    const poolBytes = this.pool.length;
     let evict = 0;
     let freed = 0;
     let j = this.slot(this.locked);
-    while (this.count - evict === this.capacity || this.poolUsed - freed + bytes > poolBytes) {
+    while (this.count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
       if (this.locked + evict === this.count) return false;
       if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       evict++;
@@ -310,7 +318,7 @@ export class SampleQueue {
    * the locked samples and their bytes (a batch at most), never the whole queue.
    */
   private slideLocked(by: number, freed: number): void {
-    const poolStart = this.poolAt(this.poolTail + this.pool.length - this.poolUsed);
+    const poolStart = this.poolAt(this.poolTail + this.poolBytes - this.poolUsed);
     let lockedBytes = 0;
     // Backwards, so a sample is read before the slide overwrites it.
     for (let i = this.locked - 1; i >= 0; i--) {
@@ -331,7 +339,7 @@ export class SampleQueue {
     }
     if (freed === 0 || lockedBytes === 0) return;
     const pool = this.pool;
-    if (poolStart + freed + lockedBytes <= pool.length) {
+    if (poolStart + freed + lockedBytes <= this.poolBytes) {
       pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
     } else {
       for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt(poolStart + freed + b)] = pool[this.poolAt(poolStart + b)];
@@ -390,7 +398,7 @@ export class SampleQueue {
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
   private poolAt(p: number): number {
-    return p >= this.pool.length ? p - this.pool.length : p;
+    return p >= this.poolBytes ? p - this.poolBytes : p;
   }
 
   private check(i: number): number {
