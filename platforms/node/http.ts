@@ -3,11 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
+import type { Dispatcher as UndiciDispatcher } from 'undici';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 
-/** An undici dispatcher, such as `new Agent({ connect: { ca } })` from the `undici` package. */
-export type Dispatcher = NonNullable<RequestInit['dispatcher']>;
+/** An undici dispatcher, such as `new Agent(...)` from the `undici` package. */
+export type Dispatcher = UndiciDispatcher;
 
 export interface HttpOptions {
   /**
@@ -41,7 +42,8 @@ const ANSWER_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOU
 
 export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Promise<HttpResult> {
   const dispatcher = dispatcherFor(options);
-  const init = dispatcher === undefined ? undefined : { dispatcher };
+  // Node's fetch takes undici's dispatcher; its RequestInit type names the copy in undici-types.
+  const init = dispatcher === undefined ? undefined : ({ dispatcher } as RequestInit);
   return async (req) => {
     const controller = new AbortController();
     let request: Request;
@@ -73,10 +75,16 @@ function failure(e: unknown, headers: Record<string, string>): HttpResult {
   const code = errorCode(e);
   if (code === CONNECT_TIMEOUT) return { kind: 'timeout', maybeDelivered: false };
   if (code !== null && ANSWER_TIMEOUTS.has(code)) return { kind: 'timeout', maybeDelivered: true };
-  const notSent = code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code));
+  const notSent = (code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code))) || refusedByFetch(e);
   // Anything else (a reset, a close, a broken answer) may come after the server acted, for a GET as for a
   // POST: a GET with the token updates presence, so the core is told the truth and decides.
   return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: !notSent };
+}
+
+/** fetch refuses some ports (the WHATWG "bad port" list, e.g. 1, 9, 25) before it opens a connection. */
+function refusedByFetch(e: unknown): boolean {
+  const cause = (e as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error && cause.message === 'bad port';
 }
 
 /** The first error code along the cause chain: fetch wraps the socket's error as `cause`. */
@@ -113,5 +121,5 @@ function dispatcherFor(options: HttpOptions): Dispatcher | undefined {
   if (options.dispatcher !== undefined) throw new TypeError('give caFile or dispatcher, not both');
   // `ca` replaces the trusted set: keep the system's roots and add the file's.
   const ca = [...rootCertificates, readFileSync(options.caFile, 'utf8')];
-  return new Agent({ connect: { ca } }) as unknown as Dispatcher;
+  return new Agent({ connect: { ca } });
 }

@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { createHttp } from '../../platforms/node/http';
-import type { Dispatcher } from '../../platforms/node/http';
 import { Agent } from 'undici';
 import { closedPort, listen, shut } from './support/listen';
 
@@ -150,17 +149,21 @@ describe('createHttp', () => {
     expect(requests).toBe(0);
   });
 
+  it('reports a port that fetch refuses to use as not sent', async () => {
+    expect(await request(post('http://127.0.0.1:9'))).toMatchObject({ kind: 'network', maybeDelivered: false });
+  });
+
   it('trusts an extra CA from a file, besides the system roots', async () => {
     const address = await serve(createTlsHttpServer({ cert: CERT, key: KEY }, (_req, res) => res.end('{"ok":true}')));
     const trusting = createHttp({ caFile: fileURLToPath(new URL('./fixtures/localhost-cert.pem', import.meta.url)) });
     expect(await trusting(post('https://' + address))).toEqual({ kind: 'response', status: 200, retryAfter: null, body: '{"ok":true}' });
-    expect(() => createHttp({ caFile: 'x.pem', dispatcher: new Agent() as unknown as Dispatcher })).toThrow(/not both/);
+    expect(() => createHttp({ caFile: 'x.pem', dispatcher: new Agent() })).toThrow(/not both/);
   });
 
   it('reports a connection that never completed as a timeout that delivered nothing', async () => {
     // A TLS handshake that the server never answers keeps the connection from being established.
     const address = await serve(createTcpServer(() => {}));
-    const impatient = createHttp({ dispatcher: new Agent({ connect: { timeout: 100 } }) as unknown as Dispatcher });
+    const impatient = createHttp({ dispatcher: new Agent({ connect: { timeout: 100 } }) });
     expect(await impatient(post('https://' + address))).toEqual({ kind: 'timeout', maybeDelivered: false });
   });
 
