@@ -1,8 +1,8 @@
 // Host['request'] over Node's built-in fetch (undici). Connections are reused through the dispatcher's
 // keep-alive pool; TLS certificates are always verified. Every failure becomes an HttpResult: it never rejects.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
@@ -121,5 +121,7 @@ function dispatcherFor(options: HttpOptions): Dispatcher | undefined {
   if (options.dispatcher !== undefined) throw new TypeError('give caFile or dispatcher, not both');
   // `ca` replaces the trusted set: keep the system's roots and add the file's.
   const ca = [...rootCertificates, readFileSync(options.caFile, 'utf8')];
+  // Loaded only here: most hosts never need undici's own Agent, and it is a large module.
+  const { Agent } = createRequire(import.meta.url)('undici') as typeof import('undici');
   return new Agent({ connect: { ca } });
 }
