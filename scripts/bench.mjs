@@ -7,22 +7,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_BUNDLE } from './node-bundle.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const outdir = join(root, 'node_modules', '.cache', 'feed-agent-bench');
 mkdirSync(outdir, { recursive: true });
 const outfile = join(outdir, 'main.mjs');
 
-await build({
-  entryPoints: [join(root, 'bench', 'main.ts')],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-});
+await build({ ...NODE_BUNDLE, entryPoints: [join(root, 'bench', 'main.ts')], outfile });
 
 const run = spawnSync(process.execPath, [outfile, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { NODE_BUNDLE } from './node-bundle.mjs';
 
 const ENTRIES = [
   { in: 'src/cli/main.ts', out: 'cli', executable: true },
@@ -23,15 +24,10 @@ await Promise.all(
   ENTRIES.map(async (entry) => {
     const outfile = join(outdir, entry.out + '.js');
     await build({
+      ...NODE_BUNDLE,
       entryPoints: [entry.in],
       outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
       banner: entry.executable ? { js: '#!/usr/bin/env node' } : {},
-      logLevel: 'warning',
     });
     if (entry.executable) chmodSync(outfile, 0o755);
   }),
