@@ -19,6 +19,7 @@ this process and simulates its demo device.
   --url URL              the service (or FEED_AGENT_URL, or "url" in the config)
   --key PUBLIC_KEY       the device's public key (or FEED_AGENT_PUBLIC_KEY, or "publicKey")
   --token TOKEN          the device's token (or FEED_AGENT_TOKEN, or "token"); never printed
+  --ca FILE              trust the CA certificates in this PEM file besides the system's (a private service)
   --resources 73,74      resources to feed with a signal chosen from their subtype
   --config FILE          sensors, signals, actuators and uplink settings (JSON; see docs/simulator.md)
   --duration SECONDS     stop after this long (default: run until Ctrl-C)
@@ -63,6 +64,7 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     resources: values.resources === undefined ? null : resourceList(values.resources),
     durationMs: values.duration === undefined ? null : seconds(values.duration, '--duration') * 1000,
     durableDir: values.durable ?? null,
+    caFile: values.ca ?? null,
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
   });
@@ -98,6 +100,7 @@ function parseFlags(args: string[]) {
         url: { type: 'string' },
         key: { type: 'string' },
         token: { type: 'string' },
+        ca: { type: 'string' },
         resources: { type: 'string' },
         config: { type: 'string' },
         duration: { type: 'string' },

@@ -36,6 +36,8 @@ export interface SimulationOptions {
   durationMs: number | null;
   /** Directory of the durable queue (and of the counters' ledger). */
   durableDir: string | null;
+  /** A PEM file of extra CA certificates to trust (--ca). */
+  caFile: string | null;
   drainMs: number;
   view: StatusView;
 }
@@ -79,7 +81,8 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
       service = await startService();
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
-    const plan = await makePlan(target, config, auto, o.target === null ? DEMO_ACTUATORS : []);
+    const http = { caFile: o.caFile ?? undefined };
+    const plan = await makePlan(target, config, auto, o.target === null ? DEMO_ACTUATORS : [], httpFor(http));
     let storage: QueueStorage | undefined;
     if (o.durableDir !== null) {
       const dir = o.durableDir;
@@ -112,7 +115,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const log = (level: LogLevel, message: string): void => {
       if (level !== 'debug') o.view.event(`${level}: ${message}`, { type: 'log', level, message });
     };
-    const agent = createAgent(createNodeHost({ storage, log }), agentConfig);
+    const agent = createAgent(createNodeHost({ ...http, storage, log }), agentConfig);
     // From here the agent owns the storage: start() closes it when it fails, stop() when it ends.
     queue = null;
     showStart(o, target, service !== null, plan);
@@ -127,10 +130,16 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
 }
 
 /** The config's sensors and actuators, then a sensor (or a demo actuator) for every other resource named. */
-async function makePlan(target: Target, config: SimConfig | null, auto: number[], actuators: number[]): Promise<Plan> {
+async function makePlan(
+  target: Target,
+  config: SimConfig | null,
+  auto: number[],
+  actuators: number[],
+  request: ReturnType<typeof createHttp>,
+): Promise<Plan> {
   const plan: Plan = { sensors: [...(config?.sensors ?? [])], actuators: [...(config?.actuators ?? [])], skipped: [] };
   if (auto.length === 0) return plan;
-  const client = new FeedClient(createHttp(), { baseUrl: target.url, publicKey: target.publicKey, token: target.token, timeoutMs: LOOKUP_TIMEOUT_MS });
+  const client = new FeedClient(request, { baseUrl: target.url, publicKey: target.publicKey, token: target.token, timeoutMs: LOOKUP_TIMEOUT_MS });
   let resources: Resource[];
   try {
     resources = await client.getResources(auto);
@@ -204,6 +213,15 @@ function showStart(o: SimulationOptions, target: Target, local: boolean, plan: P
 
 function label(resource: number, name: string): string {
   return (String(resource) + ' ' + name).padEnd(22);
+}
+
+/** The CA file is read when the HTTP client is made: one that cannot be read is bad input. */
+function httpFor(options: { caFile?: string }): ReturnType<typeof createHttp> {
+  try {
+    return createHttp(options);
+  } catch (e) {
+    throw new SimulationInputError(`--ca ${options.caFile}: ${(e as Error).message}`);
+  }
 }
 
 function open<T>(fn: () => T, dir: string): T {

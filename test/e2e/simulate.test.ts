@@ -161,6 +161,7 @@ describe('feed-agent simulate', () => {
       ['a bad resource list', ['--resources', '73,x'], {}, /--resources must be resource ids separated by commas/],
       ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],
       ['a resource the device does not have', ['--resources', '999', '--duration', '1'], {}, /cannot read resources 999/],
+      ['a CA file that cannot be read', ['--ca', 'no-such-ca.pem', '--duration', '1'], {}, /--ca no-such-ca\.pem: ENOENT/],
     ];
     it.each(cases)('%s', async (_name, args, extraEnv, pattern) => {
       const { code, sim } = await runSim(work.cli(), args, extraEnv);
