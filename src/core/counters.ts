@@ -1,7 +1,5 @@
 // The agent's running totals, shared by its parts and read by stats().
 export interface Counters {
-  /** Samples that passed validation and entered the queue. */
-  accepted: number;
   /** Samples the service stored. */
   sent: number;
   /** Operation-4 requests that were answered with success. */
@@ -26,7 +24,7 @@ export interface Counters {
 
 export function createCounters(): Counters {
   return {
-    accepted: 0, sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
+    sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
     ambiguous: 0, commands: 0, commandErrors: 0, storageErrors: 0, lastError: null,
   };
 }

@@ -5,11 +5,10 @@
 // oldest string starts at the pool's head, so removing samples from the queue's head frees pool bytes in
 // order, and an eviction behind locked samples slides the locked strings over the freed bytes.
 //
-// Encoding must not be slower than JSON.stringify of ready-made objects, which on XS runs in C. For a
-// number it spends two typed-array reads, one concatenation and one array store, for a boolean one read
-// and one store: the element's text up to its value (`{"id_resource":N,"input":`, or up to `true`/`false`)
-// comes from a small cache, indexed by the sample's tag byte itself, whose entry push found for the
-// resource once, so encode neither reads nor converts the id.
+// Samples are numbered by position since the queue was made: the oldest is at `first`, and position p
+// lives in slot p % capacity. XS interprets every bytecode, so the agent's common case, a number of a
+// resource with a text entry, skips `push` and writes slot `tail` itself while `tail < limit` (the
+// fast lane, see `record` in agent.ts), and encode turns such a sample into text with one lookup.
 import type { SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
@@ -28,8 +27,8 @@ export interface QueueOptions {
 // Results of `push`.
 export const PUSHED = 0, PUSHED_EVICTED = 1, DROPPED_NEW = 2, TOO_LARGE = 3;
 
-// A sample's tag byte: bits 0-3 its text cache entry (NO_ENTRY: none), bits 4-5 its kind, bit 6 set for a
-// string that is all ASCII. A number with a cache entry has a tag below NO_ENTRY: one comparison in encode.
+// A sample's tag byte: bits 0-3 its text entry (NO_ENTRY: none), bits 4-5 its kind, bit 6 set for a
+// string that is all ASCII. A number with a text entry has a tag below NO_ENTRY: one comparison in encode.
 const ENTRY = 0x0f, NO_ENTRY = 0x0f;
 const KIND_SHIFT = 4;
 const NUMBER = 0, FALSE = 1, TRUE = 2, STRING = 3;
@@ -42,37 +41,49 @@ const LENGTH_UNIT = 4294967296;
 const MAX_STRING_BYTES = 2097151;
 const MAX_POOL_BYTES = 4294967295;
 
-// An entry of the text cache, once claimed by a resource id, keeps it for the queue's life, so the entry a
-// queued sample carries never goes stale. A device has few resources; the ids that find no entry within a
-// few probes are converted at each encode instead.
-const PROBES = 4;
-
 export class SampleQueue {
   readonly capacity: number;
   private readonly dropOldest: boolean;
+  /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
   private readonly resources: Uint32Array;
-  private readonly tags: Uint8Array;
+  // The fast lane (`record` in agent.ts) queues a number of a resource with a text entry by writing
+  // `tags[tail]` (`numberTag`), `values[tail]` and `ats[tail]` and then `tail++`, while `tail < limit`.
+  readonly tags: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
-  private readonly values: Float64Array;
-  private readonly ats: Float64Array;
+  readonly values: Float64Array;
+  readonly ats: Float64Array;
   private readonly seqs: Float64Array | null;
   private readonly pool: Uint8Array;
   /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
   private readonly poolBytes: number;
   private readonly maxStringBytes: number;
-  /** The resource id of each text cache entry; 0 while unclaimed. */
+  /**
+   * The resource id of each text entry, claimed in order; 0 while unclaimed. A claimed entry keeps its
+   * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
+   * resources; the samples of ids beyond the entries keep their id in `resources`.
+   */
   private readonly entryIds: Uint32Array;
   /**
-   * Indexed by the tag of a number or boolean with a cache entry: its element's text up to the value
+   * Indexed by the tag of a number or boolean with a text entry: its element's text up to the value
    * (number; a string uses the same text) or up to the closing `}` (boolean). Built by encode, as push
    * allocates nothing; '' until then.
    */
   private readonly texts: string[];
   private entriesClaimed = 0;
   private entriesBuilt = 0;
-  private head = 0;
-  private count = 0;
+  private first = 0;
+  /** The position of slot 0 in the pass of the ring that `tail` is on. */
+  private base = 0;
+  /** The slot of the next sample (capacity once the pass is full: push starts the next one). */
+  tail = 0;
+  /** Keeps the fast lane within the pass, short of a full queue and of `wake`'s length. */
+  limit = 0;
+  /** See `wake`. */
+  private wakeLength = 1;
+  /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
+  private lastSpecial = -1;
   private locked = 0;
+  /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
   private high = 0;
   private dropped = 0;
   /** Next free pool byte; the oldest string starts `poolUsed` bytes before it (wrapping). */
@@ -104,12 +115,17 @@ export class SampleQueue {
   }
 
   get length(): number {
-    return this.count;
+    return this.base + this.tail - this.first;
+  }
+
+  /** The position of the next sample: how many were ever queued. */
+  get end(): number {
+    return this.base + this.tail;
   }
 
   /** The most samples ever queued at once. */
   get highWater(): number {
-    return this.high;
+    return Math.max(this.high, this.length);
   }
 
   /** Samples lost to overflow: old ones evicted plus new ones refused. TOO_LARGE strings are not counted. */
@@ -124,7 +140,7 @@ export class SampleQueue {
 
   /**
    * Bytes of typed-array memory this queue allocated: 21 per sample (29 with seq), the string pool, 60 for
-   * the text cache's ids. The cache's texts (a 48-element array, up to 45 short strings) come on top.
+   * the text entries' ids. The texts (a 48-element array, up to 45 short strings) come on top.
    */
   get bytes(): number {
     const seqBytes = this.seqs === null ? 0 : this.seqs.byteLength;
@@ -157,20 +173,23 @@ export class SampleQueue {
       throw new TypeError('sample value must be a number, a boolean or a string');
     }
     let result = PUSHED;
-    if (this.count === this.capacity || this.poolUsed + bytes > this.poolBytes) {
+    if (this.length === this.capacity || this.poolUsed + bytes > this.poolBytes) {
       if (!this.dropOldest || !this.evictFor(bytes)) {
         this.dropped++;
         return DROPPED_NEW;
       }
       result = PUSHED_EVICTED;
     }
-    // Locals and no method call on the usual path: XS interprets every property access and call.
-    const count = this.count;
-    let j = this.head + count;
-    if (j >= this.capacity) j -= this.capacity;
-    const e = resource % NO_ENTRY;
-    let tag = (kind << KIND_SHIFT) | (this.entryIds[e] === resource ? e : this.entryOf(resource));
-    this.resources[j] = resource;
+    if (this.tail === this.capacity) {
+      this.base += this.capacity;
+      this.tail = 0;
+      this.setLimit();
+    }
+    const j = this.tail;
+    const entry = this.entryOf(resource);
+    let tag = (kind << KIND_SHIFT) | entry;
+    if (entry === NO_ENTRY) this.resources[j] = resource;
+    if (tag >= NO_ENTRY) this.lastSpecial = this.base + j;
     this.ats[j] = at;
     if (this.seqs !== null) this.seqs[j] = seq;
     if (kind === STRING) {
@@ -183,36 +202,54 @@ export class SampleQueue {
       this.values[j] = kind === NUMBER ? (value as number) : 0;
     }
     this.tags[j] = tag;
-    this.count = count + 1;
-    if (count + 1 > this.high) this.high = count + 1;
+    this.tail = j + 1;
     return result;
+  }
+
+  /**
+   * The tag the fast lane writes for a number of `resource`: its text entry, claimed now if need be; -1
+   * when every entry is taken.
+   */
+  numberTag(resource: number): number {
+    const entry = this.entryOf(resource);
+    return entry === NO_ENTRY ? -1 : entry;
+  }
+
+  /**
+   * Keeps the fast lane shut for any sample that would leave `length` or more queued, so that it takes
+   * `push` and its caller sees it: the uplink acts on the queue's length at only a few points. A queue
+   * with sequence numbers (durable storage) keeps it shut: each of its samples is stored on the way in.
+   */
+  wake(length: number): void {
+    this.wakeLength = length;
+    this.setLimit();
   }
 
   /** `at` of the oldest sample; -1 when the queue is empty. */
   oldestAt(): number {
-    return this.count === 0 ? -1 : this.ats[this.head];
+    return this.length === 0 ? -1 : this.ats[this.first % this.capacity];
   }
 
   /** Resource of the `i`-th sample from the head. */
   resourceAt(i: number): number {
-    return this.resources[this.slot(this.check(i))];
+    return this.idAt(this.slot(i));
   }
 
   /** Value of the `i`-th sample from the head. A string sample is decoded: a new string each call. */
   valueAt(i: number): SampleValue {
-    const j = this.slot(this.check(i));
+    const j = this.slot(i);
     const tag = this.tags[j];
     if (tag >= STRING_TAG) return this.stringAt(j);
     return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
   }
 
   atAt(i: number): number {
-    return this.ats[this.slot(this.check(i))];
+    return this.ats[this.slot(i)];
   }
 
   /** Sequence number of the `i`-th sample; -1 when the queue keeps none. */
   seqAt(i: number): number {
-    const j = this.slot(this.check(i));
+    const j = this.slot(i);
     return this.seqs === null ? -1 : this.seqs[j];
   }
 
@@ -221,38 +258,17 @@ export class SampleQueue {
    * `{id_resource, input}` objects. Numbers use String(n), which equals JSON's form for finite numbers.
    */
   encode(from: number, count: number): string {
-    if (!(from >= 0 && count >= 0 && from + count <= this.count) || from % 1 !== 0 || count % 1 !== 0) {
-      throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.count + ')');
+    if (!(from >= 0 && count >= 0 && from + count <= this.length) || from % 1 !== 0 || count % 1 !== 0) {
+      throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
     if (count === 0) return '[]';
     if (this.entriesBuilt !== this.entriesClaimed) this.buildTexts();
-    // Locals, not `this.` lookups: XS interprets every property access, and this loop is the flush path.
-    const tags = this.tags, values = this.values, resources = this.resources, texts = this.texts;
-    const parts: string[] = [];
-    const capacity = this.capacity;
-    let n = 0;
-    let j = this.head + from;
-    if (j >= capacity) j -= capacity;
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
-    let end = j + count > capacity ? capacity : j + count;
-    let tag: number;
-    for (;;) {
-      for (; j < end; j++) {
-        tag = tags[j];
-        // By frequency: a number with a cache entry, a number without, a boolean with one, the rest.
-        if (tag < NO_ENTRY) parts[n++] = texts[tag] + values[j];
-        else if (tag === NO_ENTRY) parts[n++] = prefixText(resources[j]) + values[j];
-        else if (tag < STRING_TAG && (tag & ENTRY) !== NO_ENTRY) parts[n++] = texts[tag];
-        else parts[n++] = this.element(j);
-      }
-      if (n === count) break;
-      j = 0;
-      end = count - n;
-    }
-    // Elements are joined by `},`; the first opens the array and the last closes itself and the array.
-    parts[0] = '[' + parts[0];
-    parts[n - 1] += '}]';
-    return parts.join('},');
+    const special = this.lastSpecial >= this.first + from;
+    const start = (this.first + from) % this.capacity;
+    const head = Math.min(count, this.capacity - start);
+    const body = this.run(start, head, special);
+    return '[' + (head < count ? body + '},' + this.run(0, count - head, special) : body) + '}]';
   }
 
   /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
@@ -269,25 +285,34 @@ export class SampleQueue {
     this.checkCount(count);
     if (this.poolUsed > 0) {
       let freed = 0;
-      let j = this.head;
-      for (let n = 0; n < count; n++) {
+      for (let p = this.first; p < this.first + count; p++) {
+        const j = p % this.capacity;
         if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
-        if (++j === this.capacity) j = 0;
       }
       this.poolUsed -= freed;
     }
-    this.head = this.slot(count);
-    this.count -= count;
+    this.remove(count);
     this.locked = Math.max(0, this.locked - count);
   }
 
   /** Empties the queue and its lock. highWater and droppedOverflow are lifetime counts and stay. */
   clear(): void {
-    this.head = 0;
-    this.count = 0;
+    this.remove(this.length);
     this.locked = 0;
     this.poolTail = 0;
     this.poolUsed = 0;
+  }
+
+  /** Moves the head `count` samples on; the high water mark is brought up to date before the queue shrinks. */
+  private remove(count: number): void {
+    this.high = this.highWater;
+    this.first += count;
+    this.setLimit();
+  }
+
+  private setLimit(): void {
+    const limit = this.first + Math.min(this.capacity, this.wakeLength - 1) - this.base;
+    this.limit = this.seqs !== null ? 0 : Math.min(this.capacity, limit);
   }
 
   /**
@@ -295,27 +320,27 @@ export class SampleQueue {
    * string bytes. Returns false, evicting nothing, when even evicting every unlocked sample would not.
    */
   private evictFor(bytes: number): boolean {
+    const count = this.length;
     let evict = 0;
     let freed = 0;
-    let j = this.slot(this.locked);
-    while (this.count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
-      if (this.locked + evict === this.count) return false;
+    let p = this.first + this.locked;
+    while (count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
+      if (this.locked + evict === count) return false;
+      const j = p++ % this.capacity;
       if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       evict++;
-      if (++j === this.capacity) j = 0;
     }
     if (this.locked > 0) this.slideLocked(evict, freed);
-    this.head = this.slot(evict);
-    this.count -= evict;
+    this.remove(evict);
     this.poolUsed -= freed;
     this.dropped += evict;
     return true;
   }
 
   /**
-   * Moves the locked samples `by` slots toward the tail, over the evicted ones right behind them, and their
-   * strings `freed` bytes forward, over the evicted strings: queue and pool stay gapless and in order. Costs
-   * the locked samples and their bytes (a batch at most), never the whole queue.
+   * Moves the locked samples `by` positions toward the tail, over the evicted ones right behind them, and
+   * their strings `freed` bytes forward, over the evicted strings: queue and pool stay gapless and in
+   * order. Costs the locked samples and their bytes (a batch at most), never the whole queue.
    */
   private slideLocked(by: number, freed: number): void {
     const poolStart = this.poolAt(this.poolTail + this.poolBytes - this.poolUsed);
@@ -323,7 +348,8 @@ export class SampleQueue {
     // Backwards, so a sample is read before the slide overwrites it.
     for (let i = this.locked - 1; i >= 0; i--) {
       const from = this.slot(i);
-      const to = this.slot(i + by);
+      const to = (this.first + i + by) % this.capacity;
+      if (this.tags[from] >= NO_ENTRY) this.lastSpecial = Math.max(this.lastSpecial, this.first + i + by);
       this.resources[to] = this.resources[from];
       this.tags[to] = this.tags[from];
       this.ats[to] = this.ats[from];
@@ -346,36 +372,47 @@ export class SampleQueue {
     }
   }
 
-  /** The element of sample `j` but its closing `}`, for what the cache does not cover: strings, uncached ids. */
+  /**
+   * The elements of slots [from, from + count), joined by `},` and without the last one's closing `}`.
+   * `special`: some of them are not numbers with a text entry.
+   */
+  private run(from: number, count: number, special: boolean): string {
+    // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
+    // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
+    const tags = this.tags.subarray(from, from + count), values = this.values.subarray(from, from + count), texts = this.texts;
+    const parts: string[] = [];
+    for (let k = 0; k < count; k++) parts[k] = texts[tags[k]] + values[k];
+    if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element(from + k);
+    return parts.join('},');
+  }
+
+  /** The element of sample `j` but its closing `}`, for what the texts do not cover: strings, ids without entry. */
   private element(j: number): string {
     const tag = this.tags[j];
     const entry = tag & ENTRY;
+    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts[tag];
     const prefix = entry !== NO_ENTRY ? this.texts[entry] : prefixText(this.resources[j]);
     if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt(j));
     if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values[j];
     return prefix + (tag >> KIND_SHIFT === TRUE ? 'true' : 'false');
   }
 
-  /** The text cache entry of `resource`, claiming a free one; NO_ENTRY when its probes find none. */
+  private idAt(j: number): number {
+    const entry = this.tags[j] & ENTRY;
+    return entry === NO_ENTRY ? this.resources[j] : this.entryIds[entry];
+  }
+
+  /** The text entry of `resource`, claiming a free one; NO_ENTRY when every entry is taken. */
   private entryOf(resource: number): number {
-    const ids = this.entryIds;
-    let e = resource % NO_ENTRY;
-    for (let probe = 0; probe < PROBES; probe++) {
-      const id = ids[e];
-      if (id === resource) return e;
-      if (id === 0) {
-        ids[e] = resource;
-        this.entriesClaimed++;
-        return e;
-      }
-      if (++e === NO_ENTRY) e = 0;
-    }
-    return NO_ENTRY;
+    const e = this.entryIds.indexOf(resource);
+    if (e >= 0) return e;
+    if (this.entriesClaimed === NO_ENTRY) return NO_ENTRY;
+    this.entryIds[this.entriesClaimed] = resource;
+    return this.entriesClaimed++;
   }
 
   private buildTexts(): void {
-    for (let e = 0; e < NO_ENTRY; e++) {
-      if (this.entryIds[e] === 0 || this.texts[e] !== '') continue;
+    for (let e = this.entriesBuilt; e < this.entriesClaimed; e++) {
       const prefix = prefixText(this.entryIds[e]);
       this.texts[(NUMBER << KIND_SHIFT) | e] = prefix;
       this.texts[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
@@ -390,10 +427,12 @@ export class SampleQueue {
     return read(this.pool, offsetOf(v), lengthOf(v));
   }
 
-  /** Ring index of the `i`-th sample from the head (0 ≤ i < 2 × capacity). */
+  /** Ring slot of the `i`-th sample from the head; throws RangeError outside the queue. */
   private slot(i: number): number {
-    const j = this.head + i;
-    return j >= this.capacity ? j - this.capacity : j;
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) {
+      throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
+    }
+    return (this.first + i) % this.capacity;
   }
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
@@ -401,16 +440,9 @@ export class SampleQueue {
     return p >= this.poolBytes ? p - this.poolBytes : p;
   }
 
-  private check(i: number): number {
-    if (!Number.isInteger(i) || i < 0 || i >= this.count) {
-      throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.count + ')');
-    }
-    return i;
-  }
-
   private checkCount(count: number): number {
-    if (!Number.isInteger(count) || count < 0 || count > this.count) {
-      throw new RangeError('count ' + count + ' is outside the queue (length ' + this.count + ')');
+    if (!Number.isInteger(count) || count < 0 || count > this.length) {
+      throw new RangeError('count ' + count + ' is outside the queue (length ' + this.length + ')');
     }
     return count;
   }

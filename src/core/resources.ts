@@ -16,18 +16,41 @@ export class MissingResourceError extends Error {
   }
 }
 
+/** What the agent knows of one configured resource. */
+export interface Known {
+  /**
+   * Numbers in [lo, hi] need no closer look before they are queued (the agent's fast lane); lo > hi while
+   * every sample of the resource does: the agent takes none, or the subtype has a regex.
+   */
+  lo: number;
+  hi: number;
+  /** The queue's tag for the resource's numbers (`SampleQueue.numberTag`); -1 without one. */
+  tag: number;
+  /** Absent until the lookup succeeded, null when the subtype's regex is unusable. */
+  restriction: Restriction | null | undefined;
+  binary: boolean;
+}
+
 export class Resources {
-  /** Restriction by resource id; absent until the lookup succeeded, null when the subtype's regex is unusable. */
-  private readonly restrictions = new Map<number, Restriction | null>();
-  private readonly binary = new Set<number>();
+  /** Undefined for an id that is not configured; a null-prototype object, so no id meets an inherited property. */
+  readonly byId: Record<number, Known> = Object.create(null);
   /** Shortest `lifetime` among the resources, in minutes; 0 until known. */
   shortestLifetimeMin = 0;
-  known = false;
 
-  constructor(readonly ids: readonly number[]) {}
+  constructor(readonly ids: readonly number[], tag: (resource: number) => number) {
+    for (const id of ids) this.byId[id] = { lo: Infinity, hi: -Infinity, tag: tag(id), restriction: undefined, binary: false };
+  }
 
-  restriction(resource: number): Restriction | null | undefined {
-    return this.restrictions.get(resource);
+  /** Opens the fast lane of every resource whose numbers need only a range check, or shuts them all. */
+  admit(open: boolean): void {
+    for (const id of this.ids) {
+      const known = this.byId[id];
+      const r = known.restriction;
+      const shut = !open || known.tag < 0 || (r && r.regex !== null);
+      // Without a known restriction a number needs only to be finite: ±MAX_VALUE rules out the rest.
+      known.lo = shut ? Infinity : r ? r.begin : -Number.MAX_VALUE;
+      known.hi = shut ? -Infinity : r ? r.end : Number.MAX_VALUE;
+    }
   }
 
   /**
@@ -50,24 +73,22 @@ export class Resources {
       } catch {
         warn('resource ' + record.id_resource + ': its subtype regex does not compile; values are not checked before sending');
       }
-      this.restrictions.set(record.id_resource, restriction);
+      const known = this.byId[record.id_resource];
       const s = record.subtype;
-      if (s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1) {
-        this.binary.add(record.id_resource);
-      }
+      known.restriction = restriction;
+      known.binary = s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1;
       if (record.lifetime > 0 && (shortest === 0 || record.lifetime < shortest)) shortest = record.lifetime;
     }
     this.shortestLifetimeMin = shortest;
-    this.known = true;
   }
 
   /** A command's `raw_data` as its subtype means it: a string for regex subtypes, a boolean for 0..1, else a number. */
   parseCommand(resource: number, raw: string): SampleValue {
-    const restriction = this.restrictions.get(resource);
-    if (restriction && restriction.regex !== null) return raw;
+    const known = this.byId[resource];
+    if (known?.restriction && known.restriction.regex !== null) return raw;
     const n = numericValue(raw);
     if (n !== n) return raw;
-    return this.binary.has(resource) ? n !== 0 : n;
+    return known?.binary ? n !== 0 : n;
   }
 
   /** After a 404 on the whole list: which ids are unknown (one silent read each; only at start). */

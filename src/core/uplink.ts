@@ -60,7 +60,7 @@ export class Uplink implements Job {
   private readonly onTimer = (): void => {
     this.timer = null;
     this.wakeAt = Infinity;
-    this.want();
+    this.fire();
   };
 
   constructor(
@@ -93,6 +93,7 @@ export class Uplink implements Job {
   end(): void {
     this.stopped = true;
     this.cancelTimer();
+    this.watch();
     this.draining = false;
     this.settleWaiters(false);
     this.finishDrain();
@@ -106,7 +107,7 @@ export class Uplink implements Job {
     });
   }
 
-  /** Called after every sample queued: cheap unless a flush falls due. */
+  /** Called after a sample was queued, when `watch` asked for it. */
   queued(): void {
     if (!this.inFlight && (this.timer === null || this.queue.length >= this.batchLimit)) this.schedule();
   }
@@ -145,6 +146,7 @@ export class Uplink implements Job {
       return;
     }
     this.inFlight = true;
+    this.watch();
     this.queue.lock(n);
     const body = this.queue.encode(0, n);
     this.counters.requests++;
@@ -285,6 +287,11 @@ export class Uplink implements Job {
 
   /** Arms the one timer for the next attempt, or asks the lane now. */
   private schedule(): void {
+    this.plan();
+    this.watch();
+  }
+
+  private plan(): void {
     if (this.inFlight || this.stopped) return;
     if (this.queue.length === 0) {
       this.cancelTimer();
@@ -311,6 +318,16 @@ export class Uplink implements Job {
   private fire(): void {
     this.cancelTimer();
     this.want();
+    this.watch();
+  }
+
+  /**
+   * Tells the queue which sample needs `queued()`, after every change of the state that decides it: every
+   * one while no flush is pending (the first arms the timer), the one that fills a batch while the timer
+   * runs, none while a request is out (its answer reschedules).
+   */
+  private watch(): void {
+    this.queue.wake(this.inFlight || this.stopped ? Infinity : this.timer === null ? 1 : this.batchLimit);
   }
 
   private cancelTimer(): void {
