@@ -75,305 +75,305 @@ export function createAgent(host: Host, config: AgentConfig): Agent {
 }
 
 class FeedAgent implements Agent {
-  private readonly counters: Counters = createCounters();
-  private readonly settings: UplinkConfig;
-  private readonly queue: SampleQueue;
-  private readonly client: FeedClient;
-  private readonly resources: Resources;
-  /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
-  private readonly known: Record<number, Known>;
-  private readonly sampler: Sampler;
-  private readonly uplink: Uplink;
-  private readonly commands: Commands;
-  private readonly keepAlive: KeepAlive;
-  private readonly lookupJob: Job;
-  private readonly lane: Lane;
-  private readonly warned = new Set<number>();
-  private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  private readonly counters_: Counters = createCounters();
+  private readonly settings_: UplinkConfig;
+  private readonly queue_: SampleQueue;
+  private readonly client_: FeedClient;
+  private readonly resources_: Resources;
+  /** `resources.byId_`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
+  private readonly known_: Record<number, Known>;
+  private readonly sampler_: Sampler;
+  private readonly uplink_: Uplink;
+  private readonly commands_: Commands;
+  private readonly keepAlive_: KeepAlive;
+  private readonly lookupJob_: Job;
+  private readonly lane_: Lane;
+  private readonly warned_ = new Set<number>();
+  private state_: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   /** Sequence numbers matter to durable storage only, whose samples all take `intake`. */
-  private nextSeq = 0;
-  /** `queue.end` once durable storage was restored: every later position is a sample accepted by this run. */
-  private restoredEnd = 0;
-  private ackedSeq = -1;
-  private lookupTimer: unknown = null;
+  private nextSeq_ = 0;
+  /** `queue.end_` once durable storage was restored: every later position is a sample accepted by this run. */
+  private restoredEnd_ = 0;
+  private ackedSeq_ = -1;
+  private lookupTimer_: unknown = null;
 
   constructor(
-    private readonly host: Host,
-    private readonly config: AgentConfig,
+    private readonly host_: Host,
+    private readonly config_: AgentConfig,
   ) {
-    this.settings = uplinkSettings(config);
-    const s = this.settings;
-    const sensors = config.sensors ?? [];
-    const actuators = config.actuators ?? [];
-    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined });
-    this.client = new FeedClient((req) => host.request(req), {
-      baseUrl: config.url,
-      publicKey: config.publicKey,
-      token: config.token,
+    this.settings_ = uplinkSettings(config_);
+    const s = this.settings_;
+    const sensors = config_.sensors ?? [];
+    const actuators = config_.actuators ?? [];
+    this.queue_ = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host_.storage !== undefined });
+    this.client_ = new FeedClient((req) => host_.request(req), {
+      baseUrl: config_.url,
+      publicKey: config_.publicKey,
+      token: config_.token,
       timeoutMs: s.timeoutMs,
     });
     const ids: number[] = [];
-    for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
+    for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config_.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.resources = new Resources(ids, (id) => this.queue.numberTag(id));
-    this.known = this.resources.byId;
-    const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
-    const report = (level: LogLevel, message: string): void => this.log(level, message);
-    this.uplink = new Uplink(host, this.client, this.queue, s, this.counters, random, {
-      setAside: (resource, value, reason) => this.setAside(resource, value, reason),
-      departed: () => this.checkpoint(),
-      presence: () => this.keepAlive.seen(),
-      report,
-    }, () => this.lane.want(this.uplink));
-    this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
-    this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
-      config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
-    this.lookupJob = { wanted: false, run: () => this.lookup() };
+    this.resources_ = new Resources(ids, (id) => this.queue_.numberTag_(id));
+    this.known_ = this.resources_.byId_;
+    const random = createRandom(config_.seed ?? Math.floor(Math.random() * 4294967296));
+    const report = (level: LogLevel, message: string): void => this.log_(level, message);
+    this.uplink_ = new Uplink(host_, this.client_, this.queue_, s, this.counters_, random, {
+      setAside_: (resource, value, reason) => this.setAside_(resource, value, reason),
+      departed_: () => this.checkpoint_(),
+      presence_: () => this.keepAlive_.seen_(),
+      report_: report,
+    }, () => this.lane_.want_(this.uplink_));
+    this.commands_ = new Commands(host_, actuators, this.client_, this.resources_, this.counters_, report, () => this.lane_.want_(this.commands_));
+    this.keepAlive_ = new KeepAlive(host_, this.client_, ids, this.counters_, report, () => this.lane_.want_(this.keepAlive_),
+      config_.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
+    this.lookupJob_ = { wanted_: false, run_: () => this.lookup_() };
     // The lookup gates validation, data matters more than commands, presence is least urgent.
-    this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive]);
-    this.sampler = new Sampler(host, sensors, {
-      sample: (i, value) => {
+    this.lane_ = new Lane([this.lookupJob_, this.uplink_, this.commands_, this.keepAlive_]);
+    this.sampler_ = new Sampler(host_, sensors, {
+      sample_: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
       },
-      readFailed: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + (e instanceof Error ? e.message : String(e))),
+      readFailed_: (i, e) => this.invalid_(sensors[i].resource, 'read failed: ' + (e instanceof Error ? e.message : String(e))),
     });
   }
 
   async start(): Promise<void> {
-    if (this.state !== 'new') throw new Error('the agent was started already');
-    this.restore();
-    this.counters.requests++;
+    if (this.state_ !== 'new') throw new Error('the agent was started already');
+    this.restore_();
+    this.counters_.requests++;
     try {
-      await this.resources.lookup(this.client, (m) => this.log('warn', m));
-      this.learnt();
+      await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
+      this.learnt_();
     } catch (e) {
       if (e instanceof MissingResourceError || (e instanceof FeedError && !e.retryable)) {
-        this.state = 'stopped';
-        this.host.storage?.close?.();
+        this.state_ = 'stopped';
+        this.host_.storage?.close?.();
         throw e instanceof MissingResourceError ? new ConfigError([e.message]) : e;
       }
-      this.counters.lastError = (e as Error).message;
-      this.log('warn', 'resource lookup failed, sampling anyway and retrying: ' + (e as Error).message);
-      this.armLookup();
+      this.counters_.lastError = (e as Error).message;
+      this.log_('warn', 'resource lookup failed, sampling anyway and retrying: ' + (e as Error).message);
+      this.armLookup_();
     }
-    this.state = 'running';
-    this.resources.admit(true);
-    this.sampler.begin();
-    this.uplink.begin();
-    this.commands.begin();
-    this.keepAlive.begin();
+    this.state_ = 'running';
+    this.resources_.admit_(true);
+    this.sampler_.begin_();
+    this.uplink_.begin_();
+    this.commands_.begin_();
+    this.keepAlive_.begin_();
   }
 
   async stop(options: StopOptions = {}): Promise<AgentStats> {
-    if (this.state === 'stopped' || this.state === 'stopping') return this.stats();
-    const wasRunning = this.state === 'running';
-    this.state = 'stopping';
-    this.resources.admit(false);
-    this.sampler.end();
-    this.commands.end();
-    this.keepAlive.end();
-    if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
-    if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
-    this.uplink.end();
+    if (this.state_ === 'stopped' || this.state_ === 'stopping') return this.stats();
+    const wasRunning = this.state_ === 'running';
+    this.state_ = 'stopping';
+    this.resources_.admit_(false);
+    this.sampler_.end_();
+    this.commands_.end_();
+    this.keepAlive_.end_();
+    if (this.lookupTimer_ !== null) this.host_.clearTimer(this.lookupTimer_);
+    if (wasRunning && options.flush !== false && this.queue_.length > 0) await this.drain_(options.timeoutMs ?? DEFAULT_DRAIN_MS);
+    this.uplink_.end_();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
-    await this.uplink.whenIdle();
-    this.state = 'stopped';
-    this.host.storage?.close?.();
+    await this.uplink_.whenIdle_();
+    this.state_ = 'stopped';
+    this.host_.storage?.close?.();
     return this.stats();
   }
 
   flush(): Promise<boolean> {
-    if (this.state !== 'running') return Promise.resolve(this.queue.length === 0);
-    return this.uplink.flush();
+    if (this.state_ !== 'running') return Promise.resolve(this.queue_.length === 0);
+    return this.uplink_.flush_();
   }
 
   record(resource: number, value: SampleValue): boolean {
-    const known = this.known[resource], q = this.queue, j = q.tail;
+    const known = this.known_[resource], q = this.queue_, j = q.tail_;
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake`.
-    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) if (j < q.limit) {
-      q.tags[j] = known.tag;
-      q.values[j] = value;
-      q.ats[j] = this.host.now();
-      q.tail = j + 1;
+    if (typeof value === 'number') if (value >= known?.lo_) if (value <= known.hi_) if (j < q.limit_) {
+      q.tags_[j] = known.tag_;
+      q.values_[j] = value;
+      q.ats_[j] = this.host_.now();
+      q.tail_ = j + 1;
       return true;
     }
-    return this.intake(resource, value);
+    return this.intake_(resource, value);
   }
 
   canSleep(): boolean {
-    return this.queue.length === 0 && this.lane.idle;
+    return this.queue_.length === 0 && this.lane_.idle_;
   }
 
   stats(): AgentStats {
-    const c = this.counters;
-    const oldest = this.queue.oldestAt();
+    const c = this.counters_;
+    const oldest = this.queue_.oldestAt();
     return {
-      queued: this.queue.length,
-      capacity: this.queue.capacity,
-      highWater: this.queue.highWater,
-      accepted: this.queue.end - this.restoredEnd,
+      queued: this.queue_.length,
+      capacity: this.queue_.capacity,
+      highWater: this.queue_.highWater,
+      accepted: this.queue_.end_ - this.restoredEnd_,
       sent: c.sent,
       batches: c.batches,
       requests: c.requests,
       retries: c.retries,
-      droppedOverflow: this.queue.droppedOverflow,
+      droppedOverflow: this.queue_.droppedOverflow,
       rejectedInvalid: c.rejectedInvalid,
       setAside: c.setAside,
       ambiguous: c.ambiguous,
       commands: c.commands,
       commandErrors: c.commandErrors,
       storageErrors: c.storageErrors,
-      oldestAgeMs: oldest < 0 ? -1 : this.host.now() - oldest,
-      lastError: c.lastError === null ? null : this.scrub(c.lastError),
-      authPaused: this.uplink.authPaused,
-      batchLimit: this.uplink.batchLimit,
+      oldestAgeMs: oldest < 0 ? -1 : this.host_.now() - oldest,
+      lastError: c.lastError === null ? null : this.scrub_(c.lastError),
+      authPaused: this.uplink_.authPaused_,
+      batchLimit: this.uplink_.batchLimit_,
     };
   }
 
   /** Checks a reading and queues it, with every check and every report. Allocates nothing for a valid number or boolean. */
-  private intake(resource: number, value: unknown): boolean {
-    if (this.state !== 'running') return false;
-    const known = this.known[resource];
-    if (known === undefined) return this.invalid(resource, 'not a configured resource (list it under `resources`)');
+  private intake_(resource: number, value: unknown): boolean {
+    if (this.state_ !== 'running') return false;
+    const known = this.known_[resource];
+    if (known === undefined) return this.invalid_(resource, 'not a configured resource (list it under `resources`)');
     if (typeof value === 'number') {
-      if (!isFinite(value)) return this.invalid(resource, 'value ' + String(value) + ' is not a finite number');
+      if (!isFinite(value)) return this.invalid_(resource, 'value ' + String(value) + ' is not a finite number');
     } else if (typeof value !== 'boolean' && typeof value !== 'string') {
-      return this.invalid(resource, 'value is ' + (value === null ? 'null' : 'a ' + typeof value) + ', not a number, boolean or string');
+      return this.invalid_(resource, 'value is ' + (value === null ? 'null' : 'a ' + typeof value) + ', not a number, boolean or string');
     }
-    if (known.restriction) {
-      const problem = checkInput(value, known.restriction);
-      if (problem !== null) return this.invalid(resource, problem);
+    if (known.restriction_) {
+      const problem = checkInput(value, known.restriction_);
+      if (problem !== null) return this.invalid_(resource, problem);
     }
-    const seq = this.nextSeq;
-    const result = this.queue.push(resource, value, this.host.now(), seq);
+    const seq = this.nextSeq_;
+    const result = this.queue_.push(resource, value, this.host_.now(), seq);
     if (result === DROPPED_NEW) return false;
-    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
-    this.nextSeq++;
-    if (this.host.storage) {
+    if (result === TOO_LARGE) return this.invalid_(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
+    this.nextSeq_++;
+    if (this.host_.storage) {
       try {
-        this.host.storage.append(seq, resource, value);
+        this.host_.storage.append(seq, resource, value);
       } catch (e) {
-        this.counters.storageErrors++;
-        this.log('error', 'durable storage: ' + (e instanceof Error ? e.message : String(e)));
+        this.counters_.storageErrors++;
+        this.log_('error', 'durable storage: ' + (e instanceof Error ? e.message : String(e)));
       }
     }
     if (result === PUSHED_EVICTED) {
-      this.uplink.evicted();
-      this.checkpoint();
+      this.uplink_.evicted_();
+      this.checkpoint_();
     }
-    this.uplink.queued();
+    this.uplink_.queued_();
     return true;
   }
 
-  private invalid(resource: number, reason: string): false {
-    this.counters.rejectedInvalid++;
+  private invalid_(resource: number, reason: string): false {
+    this.counters_.rejectedInvalid++;
     const message = 'resource ' + resource + ': ' + reason;
-    this.counters.lastError = message;
+    this.counters_.lastError = message;
     // A broken sensor repeats itself: warn once per resource, the rest at debug level.
-    const first = !this.warned.has(resource);
-    if (first) this.warned.add(resource);
-    this.log(first ? 'warn' : 'debug', message);
+    const first = !this.warned_.has(resource);
+    if (first) this.warned_.add(resource);
+    this.log_(first ? 'warn' : 'debug', message);
     return false;
   }
 
-  private setAside(resource: number, value: SampleValue, reason: string): void {
-    this.log('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
-    const callback = this.config.onSetAside;
+  private setAside_(resource: number, value: SampleValue, reason: string): void {
+    this.log_('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
+    const callback = this.config_.onSetAside;
     if (callback === undefined) return;
     try {
-      callback({ resource, value, reason: this.scrub(reason) });
+      callback({ resource, value, reason: this.scrub_(reason) });
     } catch (e) {
-      this.log('error', 'onSetAside threw: ' + (e instanceof Error ? e.message : String(e)));
+      this.log_('error', 'onSetAside threw: ' + (e instanceof Error ? e.message : String(e)));
     }
   }
 
   /** Tells durable storage that every sample before the head of the queue is finished. */
-  private checkpoint(): void {
-    const storage = this.host.storage;
+  private checkpoint_(): void {
+    const storage = this.host_.storage;
     if (storage === undefined) return;
-    const done = this.queue.length > 0 ? this.queue.seqAt(0) - 1 : this.nextSeq - 1;
-    if (done <= this.ackedSeq) return;
+    const done = this.queue_.length > 0 ? this.queue_.seqAt(0) - 1 : this.nextSeq_ - 1;
+    if (done <= this.ackedSeq_) return;
     try {
       storage.ack(done);
-      this.ackedSeq = done;
+      this.ackedSeq_ = done;
     } catch (e) {
-      this.counters.storageErrors++;
-      this.log('error', 'durable storage: ' + (e instanceof Error ? e.message : String(e)));
+      this.counters_.storageErrors++;
+      this.log_('error', 'durable storage: ' + (e instanceof Error ? e.message : String(e)));
     }
   }
 
   /** Puts back what durable storage kept from an earlier run, oldest first. */
-  private restore(): void {
-    const storage = this.host.storage;
+  private restore_(): void {
+    const storage = this.host_.storage;
     if (storage === undefined) return;
-    const now = this.host.now();
+    const now = this.host_.now();
     let restored = 0;
     let first = -1;
-    this.nextSeq = storage.load((seq, resource, value) => {
+    this.nextSeq_ = storage.load((seq, resource, value) => {
       if (first < 0) first = seq;
-      const result = this.queue.push(resource, value, now, seq);
-      if (result === PUSHED_EVICTED) this.uplink.evicted();
+      const result = this.queue_.push(resource, value, now, seq);
+      if (result === PUSHED_EVICTED) this.uplink_.evicted_();
       if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
     });
-    this.restoredEnd = this.queue.end;
-    this.ackedSeq = first < 0 ? this.nextSeq - 1 : first - 1;
-    if (restored > 0) this.log('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
-    this.checkpoint();
+    this.restoredEnd_ = this.queue_.end_;
+    this.ackedSeq_ = first < 0 ? this.nextSeq_ - 1 : first - 1;
+    if (restored > 0) this.log_('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
+    this.checkpoint_();
   }
 
-  private async lookup(): Promise<void> {
-    if (this.state !== 'running') return;
-    this.counters.requests++;
+  private async lookup_(): Promise<void> {
+    if (this.state_ !== 'running') return;
+    this.counters_.requests++;
     try {
-      await this.resources.lookup(this.client, (m) => this.log('warn', m));
-      this.learnt();
-      this.log('info', 'resource lookup succeeded');
+      await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
+      this.learnt_();
+      this.log_('info', 'resource lookup succeeded');
     } catch (e) {
-      this.counters.lastError = (e as Error).message;
-      this.log(e instanceof MissingResourceError ? 'error' : 'warn', 'resource lookup: ' + (e as Error).message);
-      if (!(e instanceof MissingResourceError)) this.armLookup();
+      this.counters_.lastError = (e as Error).message;
+      this.log_(e instanceof MissingResourceError ? 'error' : 'warn', 'resource lookup: ' + (e as Error).message);
+      if (!(e instanceof MissingResourceError)) this.armLookup_();
     }
   }
 
-  private armLookup(): void {
-    this.lookupTimer = this.host.setTimer(this.config.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS, () => {
-      this.lookupTimer = null;
-      this.lane.want(this.lookupJob);
+  private armLookup_(): void {
+    this.lookupTimer_ = this.host_.setTimer(this.config_.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS, () => {
+      this.lookupTimer_ = null;
+      this.lane_.want_(this.lookupJob_);
     });
   }
 
   /** The lookup succeeded: presence was refreshed, and the keep-alive follows the resources' lifetime. */
-  private learnt(): void {
-    this.resources.admit(this.state === 'running');
-    this.keepAlive.seen();
-    if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.intervalMs = (this.resources.shortestLifetimeMin * 60_000) / 2;
+  private learnt_(): void {
+    this.resources_.admit_(this.state_ === 'running');
+    this.keepAlive_.seen_();
+    if (this.config_.keepAliveMs === undefined && this.resources_.shortestLifetimeMin_ > 0) {
+      this.keepAlive_.intervalMs_ = (this.resources_.shortestLifetimeMin_ * 60_000) / 2;
     }
   }
 
-  private drain(timeoutMs: number): Promise<void> {
+  private drain_(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = this.host.setTimer(timeoutMs, () => {
-        this.log('warn', 'stop: drain timed out with ' + this.queue.length + ' samples queued');
+      const timer = this.host_.setTimer(timeoutMs, () => {
+        this.log_('warn', 'stop: drain timed out with ' + this.queue_.length + ' samples queued');
         resolve();
       });
-      void this.uplink.drain().then(() => {
-        this.host.clearTimer(timer);
+      void this.uplink_.drain_().then(() => {
+        this.host_.clearTimer(timer);
         resolve();
       });
     });
   }
 
-  private log(level: LogLevel, message: string): void {
-    this.host.log?.(level, this.scrub(message));
+  private log_(level: LogLevel, message: string): void {
+    this.host_.log?.(level, this.scrub_(message));
   }
 
   /** No message leaves the agent with the token in it. */
-  private scrub(text: string): string {
-    const token = this.config.token;
+  private scrub_(text: string): string {
+    const token = this.config_.token;
     return token.length >= 4 && text.indexOf(token) >= 0 ? text.split(token).join('[token]') : text;
   }
 }

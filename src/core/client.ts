@@ -39,61 +39,61 @@ export interface BatchOutcome {
 const READ_HEADERS: Record<string, string> = Object.freeze({ Accept: 'application/json' });
 
 export class FeedClient {
-  private readonly send: Host['request'];
-  private readonly baseUrl: string;
+  private readonly send_: Host['request'];
+  private readonly baseUrl_: string;
   /** `/api/device/<escaped key>`: the start of every path. */
-  private readonly device: string;
-  private readonly token: string | undefined;
-  private readonly timeoutMs: number;
+  private readonly device_: string;
+  private readonly token_: string | undefined;
+  private readonly timeoutMs_: number;
   /** Null without a token. */
-  private readonly authHeaders: Record<string, string> | null;
-  private readonly writeHeaders: Record<string, string> | null;
+  private readonly authHeaders_: Record<string, string> | null;
+  private readonly writeHeaders_: Record<string, string> | null;
 
   /** `request` is called as a plain function: pass a bound one, e.g. `(r) => host.request(r)`. */
   constructor(request: Host['request'], options: ClientOptions) {
-    this.send = request;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.device = '/api/device/' + encodeURIComponent(options.publicKey);
-    this.token = options.token;
-    this.timeoutMs = options.timeoutMs;
+    this.send_ = request;
+    this.baseUrl_ = options.baseUrl.replace(/\/+$/, '');
+    this.device_ = '/api/device/' + encodeURIComponent(options.publicKey);
+    this.token_ = options.token;
+    this.timeoutMs_ = options.timeoutMs;
     if (options.token) {
       const authorization = 'Bearer ' + options.token;
-      this.authHeaders = Object.freeze({ Accept: 'application/json', Authorization: authorization });
-      this.writeHeaders = Object.freeze({
+      this.authHeaders_ = Object.freeze({ Accept: 'application/json', Authorization: authorization });
+      this.writeHeaders_ = Object.freeze({
         Accept: 'application/json',
         Authorization: authorization,
         'Content-Type': 'application/json',
       });
     } else {
-      this.authHeaders = null;
-      this.writeHeaders = null;
+      this.authHeaders_ = null;
+      this.writeHeaders_ = null;
     }
   }
 
   /** Operation 1. */
   async getResource(id: number, o?: CallOptions): Promise<Resource> {
     checkId(id, 'resource id');
-    const path = this.device + '/resource/' + id + query(o);
-    const payload = await this.exchange('GET', path, undefined, this.readHeaders(o), 0);
+    const path = this.device_ + '/resource/' + id + query(o);
+    const payload = await this.exchange_('GET', path, undefined, this.readHeaders_(o), 0);
     const issue = recordIssue(payload, RESOURCE_FIELDS) ?? idIssue(payload as Resource, id);
-    if (issue !== null) throw this.malformed('GET', path, 'payload' + issue);
+    if (issue !== null) throw this.malformed_('GET', path, 'payload' + issue);
     return payload as Resource;
   }
 
   /** Operation 2: one resource per id, in order; over 100 ids go in several requests. */
   getResources(ids: readonly number[], o?: CallOptions): Promise<Resource[]> {
-    return this.list<Resource>(ids, '', RESOURCE_FIELDS, false, o);
+    return this.list_<Resource>(ids, '', RESOURCE_FIELDS, false, o);
   }
 
   /** Operation 3. */
   async createFeed(id: number, input: InputValue, o?: CallOptions): Promise<CreatedFeed> {
     checkId(id, 'resource id');
     checkInput(input, 'input');
-    const headers = this.writeHeadersFor('createFeed', o);
-    const path = this.device + '/resource/' + id + '/feeds' + query(o);
-    const payload = await this.exchange('POST', path, '{"input":' + JSON.stringify(input) + '}', headers, 0);
+    const headers = this.writeHeadersFor_('createFeed', o);
+    const path = this.device_ + '/resource/' + id + '/feeds' + query(o);
+    const payload = await this.exchange_('POST', path, '{"input":' + JSON.stringify(input) + '}', headers, 0);
     const issue = recordIssue(payload, CREATED_FIELDS) ?? idIssue(payload as CreatedFeed, id);
-    if (issue !== null) throw this.malformed('POST', path, 'payload' + issue);
+    if (issue !== null) throw this.malformed_('POST', path, 'payload' + issue);
     return payload as CreatedFeed;
   }
 
@@ -112,7 +112,7 @@ export class FeedClient {
       body += (i === 0 ? '{"id_resource":' : ',{"id_resource":') + element.id_resource +
         ',"input":' + JSON.stringify(element.input) + '}';
     }
-    return this.batch(body + ']', elements.length, (i) => elements[i].id_resource, elements, o);
+    return this.batch_(body + ']', elements.length, (i) => elements[i].id_resource, elements, o);
   }
 
   /**
@@ -128,21 +128,21 @@ export class FeedClient {
     if (!Number.isSafeInteger(count) || count < 0) {
       return Promise.reject(new RangeError('count ' + String(count) + ' is not a non-negative integer'));
     }
-    return this.batch(body, count, resourceAt, null, o);
+    return this.batch_(body, count, resourceAt, null, o);
   }
 
   /** Operation 5: null where a resource has no feed. */
   firstFeeds(ids: readonly number[], o?: CallOptions): Promise<(Feed | null)[]> {
-    return this.list<Feed | null>(ids, '/feeds/first', FEED_FIELDS, true, o);
+    return this.list_<Feed | null>(ids, '/feeds/first', FEED_FIELDS, true, o);
   }
 
   /** Operation 6: null where a resource has no feed. */
   lastFeeds(ids: readonly number[], o?: CallOptions): Promise<(Feed | null)[]> {
-    return this.list<Feed | null>(ids, '/feeds/last', FEED_FIELDS, true, o);
+    return this.list_<Feed | null>(ids, '/feeds/last', FEED_FIELDS, true, o);
   }
 
   /** Operations 2, 5, 6: at most LIMITS.maxIdsInPath ids per request, answers concatenated in order. */
-  private async list<T>(
+  private async list_<T>(
     ids: readonly number[],
     suffix: string,
     fields: Fields,
@@ -150,36 +150,36 @@ export class FeedClient {
     o: CallOptions | undefined,
   ): Promise<T[]> {
     for (let i = 0; i < ids.length; i++) checkId(ids[i], 'ids[' + i + ']');
-    const headers = this.readHeaders(o);
+    const headers = this.readHeaders_(o);
     let all: T[] = [];
     for (let from = 0; from < ids.length; from += LIMITS.maxIdsInPath) {
       const to = Math.min(ids.length, from + LIMITS.maxIdsInPath);
-      const path = this.device + '/resources/' + ids.slice(from, to).join(',') + suffix + query(o);
-      const payload = await this.exchange('GET', path, undefined, headers, 0);
+      const path = this.device_ + '/resources/' + ids.slice(from, to).join(',') + suffix + query(o);
+      const payload = await this.exchange_('GET', path, undefined, headers, 0);
       const issue = listIssue(payload, ids, from, to, fields, nullable);
-      if (issue !== null) throw this.malformed('GET', path, 'payload' + issue);
+      if (issue !== null) throw this.malformed_('GET', path, 'payload' + issue);
       all = from === 0 ? (payload as T[]) : all.concat(payload as T[]);
     }
     return all;
   }
 
-  private async batch(
+  private async batch_(
     body: string,
     count: number,
     resourceAt: (i: number) => number,
     elements: readonly FeedInput[] | null,
     o: CallOptions | undefined,
   ): Promise<BatchOutcome> {
-    const headers = this.writeHeadersFor('createFeeds', o);
+    const headers = this.writeHeadersFor_('createFeeds', o);
     if (count === 0) return { rejected: [], stored: 0 };
-    const path = this.device + '/resources/feeds' + query(o);
-    const payload = await this.exchange('POST', path, body, headers, count);
+    const path = this.device_ + '/resources/feeds' + query(o);
+    const payload = await this.exchange_('POST', path, body, headers, count);
     // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
     // back for that, only on this rare path.
     const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
     const outcome = batchOutcome(payload, count, resourceAt, known);
-    if (typeof outcome === 'string') throw this.malformed('POST', path, 'payload' + outcome);
-    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token);
+    if (typeof outcome === 'string') throw this.malformed_('POST', path, 'payload' + outcome);
+    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token_);
     return outcome;
   }
 
@@ -187,58 +187,58 @@ export class FeedClient {
    * One exchange: the payload of a 200 answer whose envelope is well formed, else a FeedError.
    * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`.
    */
-  private async exchange(
+  private async exchange_(
     method: 'GET' | 'POST',
     path: string,
     body: string | undefined,
     headers: Record<string, string>,
     batchCount: number,
   ): Promise<unknown> {
-    const url = this.baseUrl + path;
+    const url = this.baseUrl_ + path;
     const request: HttpRequest = body === undefined
-      ? { method, url, headers, timeoutMs: this.timeoutMs }
-      : { method, url, headers, body, timeoutMs: this.timeoutMs };
+      ? { method, url, headers, timeoutMs: this.timeoutMs_ }
+      : { method, url, headers, body, timeoutMs: this.timeoutMs_ };
     let result: HttpResult;
     try {
-      result = await this.send(request);
+      result = await this.send_(request);
     } catch (e) {
       // The host contract says an adapter never rejects; if one does, it is still a failed exchange
       // that may have reached the service, not a crash of the caller.
-      throw this.fail('network', 'network error on ' + method + ' ' + path + ': ' + String(e), { maybeDelivered: true });
+      throw this.fail_('network', 'network error on ' + method + ' ' + path + ': ' + String(e), { maybeDelivered: true });
     }
     if (result.kind === 'timeout') {
-      throw this.fail('timeout', 'timeout after ' + this.timeoutMs + ' ms on ' + method + ' ' + path, {
+      throw this.fail_('timeout', 'timeout after ' + this.timeoutMs_ + ' ms on ' + method + ' ' + path, {
         maybeDelivered: result.maybeDelivered,
       });
     }
     if (result.kind === 'network') {
-      throw this.fail('network', 'network error on ' + method + ' ' + path + ': ' + result.message, {
+      throw this.fail_('network', 'network error on ' + method + ' ' + path + ': ' + result.message, {
         maybeDelivered: result.maybeDelivered,
       });
     }
     const status = result.status;
-    if (status < 200 || status > 299) throw this.httpError(method, path, status, result.retryAfter, result.body, batchCount);
+    if (status < 200 || status > 299) throw this.httpError_(method, path, status, result.retryAfter, result.body, batchCount);
     // The contract answers success with 200 only; another 2xx still means the service took the request.
-    if (status !== 200) throw this.malformed(method, path, 'unexpected HTTP ' + status, status);
+    if (status !== 200) throw this.malformed_(method, path, 'unexpected HTTP ' + status, status);
     let envelope: unknown;
     try {
       envelope = JSON.parse(result.body);
     } catch {
-      throw this.malformed(method, path, 'body is not JSON');
+      throw this.malformed_(method, path, 'body is not JSON');
     }
-    if (!isRecord(envelope)) throw this.malformed(method, path, 'body' + mismatch('object', envelope));
+    if (!isRecord(envelope)) throw this.malformed_(method, path, 'body' + mismatch('object', envelope));
     if (envelope.success !== true) {
       const issue = envelope.success === false
         ? ': false with HTTP 200' + (typeof envelope.message === 'string' ? ': ' + clip(envelope.message) : '')
         : mismatch('boolean', envelope.success);
-      throw this.malformed(method, path, 'success' + issue);
+      throw this.malformed_(method, path, 'success' + issue);
     }
-    if (typeof envelope.message !== 'string') throw this.malformed(method, path, 'message' + mismatch('string', envelope.message));
-    if (envelope.payload === undefined) throw this.malformed(method, path, 'payload: missing');
+    if (typeof envelope.message !== 'string') throw this.malformed_(method, path, 'message' + mismatch('string', envelope.message));
+    if (envelope.payload === undefined) throw this.malformed_(method, path, 'payload: missing');
     return envelope.payload;
   }
 
-  private httpError(
+  private httpError_(
     method: string,
     path: string,
     status: number,
@@ -255,7 +255,7 @@ export class FeedClient {
     }
     if (detail === '') detail = clip(body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()) || 'empty answer';
     const index = batchCount > 0 && status >= 400 && status < 500 ? elementIndexOf(detail) : -1;
-    return this.fail('http', 'HTTP ' + status + ' on ' + method + ' ' + path + ': ' + detail, {
+    return this.fail_('http', 'HTTP ' + status + ' on ' + method + ' ' + path + ': ' + detail, {
       status,
       retryAfterMs: parseRetryAfter(retryAfter),
       elementIndex: index < batchCount ? index : -1,
@@ -263,30 +263,30 @@ export class FeedClient {
   }
 
   /** A 2xx answer that is not what the request asked for: the service may have acted on it. */
-  private malformed(method: string, path: string, issue: string, status = 200): FeedError {
-    return this.fail('protocol', 'malformed answer to ' + method + ' ' + path + ': ' + issue, {
+  private malformed_(method: string, path: string, issue: string, status = 200): FeedError {
+    return this.fail_('protocol', 'malformed answer to ' + method + ' ' + path + ': ' + issue, {
       status,
       maybeDelivered: true,
     });
   }
 
   /** Every FeedError of the client is made here, so no message can carry the token. */
-  private fail(kind: FeedErrorKind, message: string, details: FeedErrorDetails): FeedError {
-    return new FeedError(kind, redact(message, this.token), details);
+  private fail_(kind: FeedErrorKind, message: string, details: FeedErrorDetails): FeedError {
+    return new FeedError(kind, redact(message, this.token_), details);
   }
 
-  private readHeaders(o: CallOptions | undefined): Record<string, string> {
+  private readHeaders_(o: CallOptions | undefined): Record<string, string> {
     const auth = o?.auth;
-    if (auth === true && this.authHeaders === null) throw new Error('auth: true needs a token in the client options');
-    return auth !== false && this.authHeaders !== null ? this.authHeaders : READ_HEADERS;
+    if (auth === true && this.authHeaders_ === null) throw new Error('auth: true needs a token in the client options');
+    return auth !== false && this.authHeaders_ !== null ? this.authHeaders_ : READ_HEADERS;
   }
 
-  private writeHeadersFor(method: string, o: CallOptions | undefined): Record<string, string> {
-    if (this.writeHeaders === null) {
+  private writeHeadersFor_(method: string, o: CallOptions | undefined): Record<string, string> {
+    if (this.writeHeaders_ === null) {
       throw new Error(method + ' needs a token: feed creation requires the Authorization header');
     }
     if (o?.auth === false) throw new Error(method + ' cannot send without the Authorization header (auth: false)');
-    return this.writeHeaders;
+    return this.writeHeaders_;
   }
 }
 

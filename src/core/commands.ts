@@ -10,109 +10,109 @@ import type { Resources } from './resources';
 import type { Feed } from './wire';
 
 export class Commands implements Job {
-  wanted = false;
+  wanted_ = false;
   /** id_resource_feed of the last command seen per actuator; -1 until the first poll answered. */
-  private readonly lastId: Float64Array;
-  private readonly nextAt: Float64Array;
-  private readonly due: Uint8Array;
-  private timer: TimerHandle | null = null;
-  private running = false;
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.markDue();
+  private readonly lastId_: Float64Array;
+  private readonly nextAt_: Float64Array;
+  private readonly due_: Uint8Array;
+  private timer_: TimerHandle | null = null;
+  private running_ = false;
+  private readonly onTimer_ = (): void => {
+    this.timer_ = null;
+    this.markDue_();
   };
 
   constructor(
-    private readonly host: Host,
-    private readonly actuators: readonly ActuatorConfig[],
-    private readonly client: FeedClient,
-    private readonly resources: Resources,
-    private readonly counters: Counters,
-    private readonly report: (level: 'warn' | 'error', message: string) => void,
-    private readonly want: () => void,
+    private readonly host_: Host,
+    private readonly actuators_: readonly ActuatorConfig[],
+    private readonly client_: FeedClient,
+    private readonly resources_: Resources,
+    private readonly counters_: Counters,
+    private readonly report_: (level: 'warn' | 'error', message: string) => void,
+    private readonly want_: () => void,
   ) {
-    this.lastId = new Float64Array(actuators.length).fill(-1);
-    this.nextAt = new Float64Array(actuators.length);
-    this.due = new Uint8Array(actuators.length);
+    this.lastId_ = new Float64Array(actuators_.length).fill(-1);
+    this.nextAt_ = new Float64Array(actuators_.length);
+    this.due_ = new Uint8Array(actuators_.length);
   }
 
-  begin(): void {
-    if (this.actuators.length === 0) return;
-    this.running = true;
-    this.nextAt.fill(this.host.now());
-    this.markDue();
+  begin_(): void {
+    if (this.actuators_.length === 0) return;
+    this.running_ = true;
+    this.nextAt_.fill(this.host_.now());
+    this.markDue_();
   }
 
-  end(): void {
-    this.running = false;
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
+  end_(): void {
+    this.running_ = false;
+    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
+    this.timer_ = null;
   }
 
-  async run(): Promise<void> {
-    if (!this.running) return;
+  async run_(): Promise<void> {
+    if (!this.running_) return;
     const ids: number[] = [];
     const which: number[] = [];
-    for (let i = 0; i < this.actuators.length; i++) {
-      if (this.due[i] === 0) continue;
-      this.due[i] = 0;
-      ids.push(this.actuators[i].resource);
+    for (let i = 0; i < this.actuators_.length; i++) {
+      if (this.due_[i] === 0) continue;
+      this.due_[i] = 0;
+      ids.push(this.actuators_[i].resource);
       which.push(i);
     }
     if (ids.length === 0) return;
-    this.counters.requests++;
+    this.counters_.requests++;
     let feeds: (Feed | null)[];
     try {
-      feeds = await this.client.lastFeeds(ids, { silent: true });
+      feeds = await this.client_.lastFeeds(ids, { silent: true });
     } catch (e) {
-      this.counters.lastError = (e as Error).message;
-      this.report('warn', 'command poll: ' + (e as Error).message);
-      this.arm();
+      this.counters_.lastError = (e as Error).message;
+      this.report_('warn', 'command poll: ' + (e as Error).message);
+      this.arm_();
       return;
     }
-    for (let j = 0; j < which.length && this.running; j++) await this.handle(which[j], feeds[j]);
-    this.arm();
+    for (let j = 0; j < which.length && this.running_; j++) await this.handle_(which[j], feeds[j]);
+    this.arm_();
   }
 
-  private async handle(i: number, feed: Feed | null): Promise<void> {
-    const seen = this.lastId[i];
+  private async handle_(i: number, feed: Feed | null): Promise<void> {
+    const seen = this.lastId_[i];
     const id = feed === null ? 0 : feed.id_resource_feed;
-    this.lastId[i] = Math.max(seen, id);
+    this.lastId_[i] = Math.max(seen, id);
     if (feed === null || id <= seen) return;
     // The first answer is the state before the agent started: a command only if the actuator asks for it.
-    if (seen < 0 && this.actuators[i].applyCurrent !== true) return;
-    const actuator = this.actuators[i];
-    this.counters.commands++;
+    if (seen < 0 && this.actuators_[i].applyCurrent !== true) return;
+    const actuator = this.actuators_[i];
+    this.counters_.commands++;
     try {
-      await actuator.handle(this.resources.parseCommand(actuator.resource, feed.raw_data), feed);
+      await actuator.handle(this.resources_.parseCommand_(actuator.resource, feed.raw_data), feed);
     } catch (e) {
-      this.counters.commandErrors++;
+      this.counters_.commandErrors++;
       const message = 'command handler for resource ' + actuator.resource + ' threw: ' + (e instanceof Error ? e.message : String(e));
-      this.counters.lastError = message;
-      this.report('error', message);
+      this.counters_.lastError = message;
+      this.report_('error', message);
     }
   }
 
   /** Marks every actuator whose poll is due and asks the lane; arms the timer for the next one. */
-  private markDue(): void {
-    if (!this.running) return;
-    const now = this.host.now();
+  private markDue_(): void {
+    if (!this.running_) return;
+    const now = this.host_.now();
     let any = false;
-    for (let i = 0; i < this.actuators.length; i++) {
-      if (this.nextAt[i] > now) continue;
-      this.due[i] = 1;
+    for (let i = 0; i < this.actuators_.length; i++) {
+      if (this.nextAt_[i] > now) continue;
+      this.due_[i] = 1;
       any = true;
-      const every = this.actuators[i].every;
-      this.nextAt[i] += every * (Math.floor((now - this.nextAt[i]) / every) + 1);
+      const every = this.actuators_[i].every;
+      this.nextAt_[i] += every * (Math.floor((now - this.nextAt_[i]) / every) + 1);
     }
-    if (any) this.want();
-    else this.arm();
+    if (any) this.want_();
+    else this.arm_();
   }
 
-  private arm(): void {
-    if (!this.running || this.timer !== null) return;
+  private arm_(): void {
+    if (!this.running_ || this.timer_ !== null) return;
     let next = Infinity;
-    for (let i = 0; i < this.actuators.length; i++) if (this.nextAt[i] < next) next = this.nextAt[i];
-    this.timer = this.host.setTimer(Math.max(0, next - this.host.now()), this.onTimer);
+    for (let i = 0; i < this.actuators_.length; i++) if (this.nextAt_[i] < next) next = this.nextAt_[i];
+    this.timer_ = this.host_.setTimer(Math.max(0, next - this.host_.now()), this.onTimer_);
   }
 }

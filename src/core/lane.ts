@@ -3,37 +3,37 @@
 
 /** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
 export interface Job {
-  wanted: boolean;
+  wanted_: boolean;
   /** Never rejects. */
-  run(): Promise<void>;
+  run_(): Promise<void>;
 }
 
 export class Lane {
-  private busy = false;
-  private readonly done = (): void => {
-    this.busy = false;
-    this.kick();
+  private busy_ = false;
+  private readonly done_ = (): void => {
+    this.busy_ = false;
+    this.kick_();
   };
 
   /** @param jobs in priority order: the first wanted one runs next. */
-  constructor(private readonly jobs: Job[]) {}
+  constructor(private readonly jobs_: Job[]) {}
 
-  get idle(): boolean {
-    return !this.busy;
+  get idle_(): boolean {
+    return !this.busy_;
   }
 
-  want(job: Job): void {
-    job.wanted = true;
-    this.kick();
+  want_(job: Job): void {
+    job.wanted_ = true;
+    this.kick_();
   }
 
-  private kick(): void {
-    if (this.busy) return;
-    for (const job of this.jobs) {
-      if (!job.wanted) continue;
-      job.wanted = false;
-      this.busy = true;
-      job.run().then(this.done, this.done);
+  private kick_(): void {
+    if (this.busy_) return;
+    for (const job of this.jobs_) {
+      if (!job.wanted_) continue;
+      job.wanted_ = false;
+      this.busy_ = true;
+      job.run_().then(this.done_, this.done_);
       return;
     }
   }

@@ -43,52 +43,52 @@ const MAX_POOL_BYTES = 4294967295;
 
 export class SampleQueue {
   readonly capacity: number;
-  private readonly dropOldest: boolean;
+  private readonly dropOldest_: boolean;
   /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
-  private readonly resources: Uint32Array;
+  private readonly resources_: Uint32Array;
   // The fast lane (`record` in agent.ts) queues a number of a resource with a text entry by writing
   // `tags[tail]` (`numberTag`), `values[tail]` and `ats[tail]` and then `tail++`, while `tail < limit`.
-  readonly tags: Uint8Array;
+  readonly tags_: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
-  readonly values: Float64Array;
-  readonly ats: Float64Array;
-  private readonly seqs: Float64Array | null;
-  private readonly pool: Uint8Array;
+  readonly values_: Float64Array;
+  readonly ats_: Float64Array;
+  private readonly seqs_: Float64Array | null;
+  private readonly pool_: Uint8Array;
   /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
-  private readonly poolBytes: number;
-  private readonly maxStringBytes: number;
+  private readonly poolBytes_: number;
+  private readonly maxStringBytes_: number;
   /**
    * The resource id of each text entry, claimed in order; 0 while unclaimed. A claimed entry keeps its
    * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
    * resources; the samples of ids beyond the entries keep their id in `resources`.
    */
-  private readonly entryIds: Uint32Array;
+  private readonly entryIds_: Uint32Array;
   /**
    * Indexed by the tag of a number or boolean with a text entry: its element's text up to the value
    * (number; a string uses the same text) or up to the closing `}` (boolean). Built by encode, as push
    * allocates nothing; '' until then.
    */
-  private readonly texts: string[];
-  private entriesClaimed = 0;
-  private entriesBuilt = 0;
-  private first = 0;
+  private readonly texts_: string[];
+  private entriesClaimed_ = 0;
+  private entriesBuilt_ = 0;
+  private first_ = 0;
   /** The position of slot 0 in the pass of the ring that `tail` is on. */
-  private base = 0;
+  private base_ = 0;
   /** The slot of the next sample (capacity once the pass is full: push starts the next one). */
-  tail = 0;
+  tail_ = 0;
   /** Keeps the fast lane within the pass, short of a full queue and of `wake`'s length. */
-  limit = 0;
+  limit_ = 0;
   /** See `wake`. */
-  private wakeLength = 1;
+  private wakeLength_ = 1;
   /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
-  private lastSpecial = -1;
-  private locked = 0;
+  private lastSpecial_ = -1;
+  private locked_ = 0;
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
-  private high = 0;
-  private dropped = 0;
+  private high_ = 0;
+  private dropped_ = 0;
   /** Next free pool byte; the oldest string starts `poolUsed` bytes before it (wrapping). */
-  private poolTail = 0;
-  private poolUsed = 0;
+  private poolTail_ = 0;
+  private poolUsed_ = 0;
 
   /** Throws RangeError on a capacity that is not an integer ≥ 1 or a stringBytes that is not an integer ≥ 0. */
   constructor(o: QueueOptions) {
@@ -100,42 +100,42 @@ export class SampleQueue {
       throw new RangeError('queue overflow must be drop-oldest or drop-newest');
     }
     this.capacity = o.capacity;
-    this.dropOldest = o.overflow === 'drop-oldest';
-    this.resources = new Uint32Array(o.capacity);
-    this.tags = new Uint8Array(o.capacity);
-    this.values = new Float64Array(o.capacity);
-    this.ats = new Float64Array(o.capacity);
-    this.seqs = o.withSeq ? new Float64Array(o.capacity) : null;
-    this.pool = new Uint8Array(o.stringBytes);
-    this.poolBytes = o.stringBytes;
-    this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
-    this.entryIds = new Uint32Array(NO_ENTRY);
-    this.texts = [];
-    for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
+    this.dropOldest_ = o.overflow === 'drop-oldest';
+    this.resources_ = new Uint32Array(o.capacity);
+    this.tags_ = new Uint8Array(o.capacity);
+    this.values_ = new Float64Array(o.capacity);
+    this.ats_ = new Float64Array(o.capacity);
+    this.seqs_ = o.withSeq ? new Float64Array(o.capacity) : null;
+    this.pool_ = new Uint8Array(o.stringBytes);
+    this.poolBytes_ = o.stringBytes;
+    this.maxStringBytes_ = Math.min(o.stringBytes, MAX_STRING_BYTES);
+    this.entryIds_ = new Uint32Array(NO_ENTRY);
+    this.texts_ = [];
+    for (let i = 0; i < STRING_TAG; i++) this.texts_.push('');
   }
 
   get length(): number {
-    return this.base + this.tail - this.first;
+    return this.base_ + this.tail_ - this.first_;
   }
 
   /** The position of the next sample: how many were ever queued. */
-  get end(): number {
-    return this.base + this.tail;
+  get end_(): number {
+    return this.base_ + this.tail_;
   }
 
   /** The most samples ever queued at once. */
   get highWater(): number {
-    return Math.max(this.high, this.length);
+    return Math.max(this.high_, this.length);
   }
 
   /** Samples lost to overflow: old ones evicted plus new ones refused. TOO_LARGE strings are not counted. */
   get droppedOverflow(): number {
-    return this.dropped;
+    return this.dropped_;
   }
 
   /** Samples locked at the head: a request carries them. */
   get inFlight(): number {
-    return this.locked;
+    return this.locked_;
   }
 
   /**
@@ -143,10 +143,10 @@ export class SampleQueue {
    * the text entries' ids. The texts (a 48-element array, up to 45 short strings) come on top.
    */
   get bytes(): number {
-    const seqBytes = this.seqs === null ? 0 : this.seqs.byteLength;
+    const seqBytes = this.seqs_ === null ? 0 : this.seqs_.byteLength;
     return (
-      this.resources.byteLength + this.tags.byteLength + this.values.byteLength + this.ats.byteLength +
-      seqBytes + this.pool.byteLength + this.entryIds.byteLength
+      this.resources_.byteLength + this.tags_.byteLength + this.values_.byteLength + this.ats_.byteLength +
+      seqBytes + this.pool_.byteLength + this.entryIds_.byteLength
     );
   }
 
@@ -167,42 +167,42 @@ export class SampleQueue {
       kind = value ? TRUE : FALSE;
     } else if (typeof value === 'string') {
       bytes = utf8Length(value);
-      if (bytes > this.maxStringBytes) return TOO_LARGE;
+      if (bytes > this.maxStringBytes_) return TOO_LARGE;
       kind = STRING;
     } else {
       throw new TypeError('sample value must be a number, a boolean or a string');
     }
     let result = PUSHED;
-    if (this.length === this.capacity || this.poolUsed + bytes > this.poolBytes) {
-      if (!this.dropOldest || !this.evictFor(bytes)) {
-        this.dropped++;
+    if (this.length === this.capacity || this.poolUsed_ + bytes > this.poolBytes_) {
+      if (!this.dropOldest_ || !this.evictFor_(bytes)) {
+        this.dropped_++;
         return DROPPED_NEW;
       }
       result = PUSHED_EVICTED;
     }
-    if (this.tail === this.capacity) {
-      this.base += this.capacity;
-      this.tail = 0;
-      this.setLimit();
+    if (this.tail_ === this.capacity) {
+      this.base_ += this.capacity;
+      this.tail_ = 0;
+      this.setLimit_();
     }
-    const j = this.tail;
-    const entry = this.entryOf(resource);
+    const j = this.tail_;
+    const entry = this.entryOf_(resource);
     let tag = (kind << KIND_SHIFT) | entry;
-    if (entry === NO_ENTRY) this.resources[j] = resource;
-    if (tag >= NO_ENTRY) this.lastSpecial = this.base + j;
-    this.ats[j] = at;
-    if (this.seqs !== null) this.seqs[j] = seq;
+    if (entry === NO_ENTRY) this.resources_[j] = resource;
+    if (tag >= NO_ENTRY) this.lastSpecial_ = this.base_ + j;
+    this.ats_[j] = at;
+    if (this.seqs_ !== null) this.seqs_[j] = seq;
     if (kind === STRING) {
-      const tail = this.poolTail;
-      this.values[j] = bytes * LENGTH_UNIT + tail;
-      if (utf8Write(value as string, this.pool, tail)) tag |= ASCII;
-      this.poolTail = this.poolAt(tail + bytes);
-      this.poolUsed += bytes;
+      const tail = this.poolTail_;
+      this.values_[j] = bytes * LENGTH_UNIT + tail;
+      if (utf8Write(value as string, this.pool_, tail)) tag |= ASCII;
+      this.poolTail_ = this.poolAt_(tail + bytes);
+      this.poolUsed_ += bytes;
     } else {
-      this.values[j] = kind === NUMBER ? (value as number) : 0;
+      this.values_[j] = kind === NUMBER ? (value as number) : 0;
     }
-    this.tags[j] = tag;
-    this.tail = j + 1;
+    this.tags_[j] = tag;
+    this.tail_ = j + 1;
     return result;
   }
 
@@ -210,8 +210,8 @@ export class SampleQueue {
    * The tag the fast lane writes for a number of `resource`: its text entry, claimed now if need be; -1
    * when every entry is taken.
    */
-  numberTag(resource: number): number {
-    const entry = this.entryOf(resource);
+  numberTag_(resource: number): number {
+    const entry = this.entryOf_(resource);
     return entry === NO_ENTRY ? -1 : entry;
   }
 
@@ -220,37 +220,37 @@ export class SampleQueue {
    * `push` and its caller sees it: the uplink acts on the queue's length at only a few points. A queue
    * with sequence numbers (durable storage) keeps it shut: each of its samples is stored on the way in.
    */
-  wake(length: number): void {
-    this.wakeLength = length;
-    this.setLimit();
+  wake_(length: number): void {
+    this.wakeLength_ = length;
+    this.setLimit_();
   }
 
   /** `at` of the oldest sample; -1 when the queue is empty. */
   oldestAt(): number {
-    return this.length === 0 ? -1 : this.ats[this.first % this.capacity];
+    return this.length === 0 ? -1 : this.ats_[this.first_ % this.capacity];
   }
 
   /** Resource of the `i`-th sample from the head. */
   resourceAt(i: number): number {
-    return this.idAt(this.slot(i));
+    return this.idAt_(this.slot_(i));
   }
 
   /** Value of the `i`-th sample from the head. A string sample is decoded: a new string each call. */
   valueAt(i: number): SampleValue {
-    const j = this.slot(i);
-    const tag = this.tags[j];
-    if (tag >= STRING_TAG) return this.stringAt(j);
-    return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
+    const j = this.slot_(i);
+    const tag = this.tags_[j];
+    if (tag >= STRING_TAG) return this.stringAt_(j);
+    return tag >> KIND_SHIFT === NUMBER ? this.values_[j] : tag >> KIND_SHIFT === TRUE;
   }
 
   atAt(i: number): number {
-    return this.ats[this.slot(i)];
+    return this.ats_[this.slot_(i)];
   }
 
   /** Sequence number of the `i`-th sample; -1 when the queue keeps none. */
   seqAt(i: number): number {
-    const j = this.slot(i);
-    return this.seqs === null ? -1 : this.seqs[j];
+    const j = this.slot_(i);
+    return this.seqs_ === null ? -1 : this.seqs_[j];
   }
 
   /**
@@ -262,78 +262,78 @@ export class SampleQueue {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
     if (count === 0) return '[]';
-    if (this.entriesBuilt !== this.entriesClaimed) this.buildTexts();
+    if (this.entriesBuilt_ !== this.entriesClaimed_) this.buildTexts_();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
-    const special = this.lastSpecial >= this.first + from;
-    const start = (this.first + from) % this.capacity;
+    const special = this.lastSpecial_ >= this.first_ + from;
+    const start = (this.first_ + from) % this.capacity;
     const head = Math.min(count, this.capacity - start);
-    const body = this.run(start, head, special);
-    return '[' + (head < count ? body + '},' + this.run(0, count - head, special) : body) + '}]';
+    const body = this.run_(start, head, special);
+    return '[' + (head < count ? body + '},' + this.run_(0, count - head, special) : body) + '}]';
   }
 
   /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
   lock(count: number): void {
-    this.locked = this.checkCount(count);
+    this.locked_ = this.checkCount_(count);
   }
 
   unlock(): void {
-    this.locked = 0;
+    this.locked_ = 0;
   }
 
   /** Removes `count` samples from the head (acknowledged or set aside), with their strings and their lock. */
   shift(count: number): void {
-    this.checkCount(count);
-    if (this.poolUsed > 0) {
+    this.checkCount_(count);
+    if (this.poolUsed_ > 0) {
       let freed = 0;
-      for (let p = this.first; p < this.first + count; p++) {
+      for (let p = this.first_; p < this.first_ + count; p++) {
         const j = p % this.capacity;
-        if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
+        if (this.tags_[j] >= STRING_TAG) freed += lengthOf(this.values_[j]);
       }
-      this.poolUsed -= freed;
+      this.poolUsed_ -= freed;
     }
-    this.remove(count);
-    this.locked = Math.max(0, this.locked - count);
+    this.remove_(count);
+    this.locked_ = Math.max(0, this.locked_ - count);
   }
 
   /** Empties the queue and its lock. highWater and droppedOverflow are lifetime counts and stay. */
   clear(): void {
-    this.remove(this.length);
-    this.locked = 0;
-    this.poolTail = 0;
-    this.poolUsed = 0;
+    this.remove_(this.length);
+    this.locked_ = 0;
+    this.poolTail_ = 0;
+    this.poolUsed_ = 0;
   }
 
   /** Moves the head `count` samples on; the high water mark is brought up to date before the queue shrinks. */
-  private remove(count: number): void {
-    this.high = this.highWater;
-    this.first += count;
-    this.setLimit();
+  private remove_(count: number): void {
+    this.high_ = this.highWater;
+    this.first_ += count;
+    this.setLimit_();
   }
 
-  private setLimit(): void {
-    const limit = this.first + Math.min(this.capacity, this.wakeLength - 1) - this.base;
-    this.limit = this.seqs !== null ? 0 : Math.min(this.capacity, limit);
+  private setLimit_(): void {
+    const limit = this.first_ + Math.min(this.capacity, this.wakeLength_ - 1) - this.base_;
+    this.limit_ = this.seqs_ !== null ? 0 : Math.min(this.capacity, limit);
   }
 
   /**
    * drop-oldest: evicts the fewest oldest unlocked samples that leave room for one more sample of `bytes`
    * string bytes. Returns false, evicting nothing, when even evicting every unlocked sample would not.
    */
-  private evictFor(bytes: number): boolean {
+  private evictFor_(bytes: number): boolean {
     const count = this.length;
     let evict = 0;
     let freed = 0;
-    let p = this.first + this.locked;
-    while (count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
-      if (this.locked + evict === count) return false;
+    let p = this.first_ + this.locked_;
+    while (count - evict === this.capacity || this.poolUsed_ - freed + bytes > this.poolBytes_) {
+      if (this.locked_ + evict === count) return false;
       const j = p++ % this.capacity;
-      if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
+      if (this.tags_[j] >= STRING_TAG) freed += lengthOf(this.values_[j]);
       evict++;
     }
-    if (this.locked > 0) this.slideLocked(evict, freed);
-    this.remove(evict);
-    this.poolUsed -= freed;
-    this.dropped += evict;
+    if (this.locked_ > 0) this.slideLocked_(evict, freed);
+    this.remove_(evict);
+    this.poolUsed_ -= freed;
+    this.dropped_ += evict;
     return true;
   }
 
@@ -342,33 +342,33 @@ export class SampleQueue {
    * their strings `freed` bytes forward, over the evicted strings: queue and pool stay gapless and in
    * order. Costs the locked samples and their bytes (a batch at most), never the whole queue.
    */
-  private slideLocked(by: number, freed: number): void {
-    const poolStart = this.poolAt(this.poolTail + this.poolBytes - this.poolUsed);
+  private slideLocked_(by: number, freed: number): void {
+    const poolStart = this.poolAt_(this.poolTail_ + this.poolBytes_ - this.poolUsed_);
     let lockedBytes = 0;
     // Backwards, so a sample is read before the slide overwrites it.
-    for (let i = this.locked - 1; i >= 0; i--) {
-      const from = this.slot(i);
-      const to = (this.first + i + by) % this.capacity;
-      if (this.tags[from] >= NO_ENTRY) this.lastSpecial = Math.max(this.lastSpecial, this.first + i + by);
-      this.resources[to] = this.resources[from];
-      this.tags[to] = this.tags[from];
-      this.ats[to] = this.ats[from];
-      if (this.seqs !== null) this.seqs[to] = this.seqs[from];
-      const v = this.values[from];
-      if (this.tags[from] >= STRING_TAG) {
+    for (let i = this.locked_ - 1; i >= 0; i--) {
+      const from = this.slot_(i);
+      const to = (this.first_ + i + by) % this.capacity;
+      if (this.tags_[from] >= NO_ENTRY) this.lastSpecial_ = Math.max(this.lastSpecial_, this.first_ + i + by);
+      this.resources_[to] = this.resources_[from];
+      this.tags_[to] = this.tags_[from];
+      this.ats_[to] = this.ats_[from];
+      if (this.seqs_ !== null) this.seqs_[to] = this.seqs_[from];
+      const v = this.values_[from];
+      if (this.tags_[from] >= STRING_TAG) {
         const length = lengthOf(v);
         lockedBytes += length;
-        this.values[to] = length * LENGTH_UNIT + this.poolAt(offsetOf(v) + freed);
+        this.values_[to] = length * LENGTH_UNIT + this.poolAt_(offsetOf(v) + freed);
       } else {
-        this.values[to] = v;
+        this.values_[to] = v;
       }
     }
     if (freed === 0 || lockedBytes === 0) return;
-    const pool = this.pool;
-    if (poolStart + freed + lockedBytes <= this.poolBytes) {
+    const pool = this.pool_;
+    if (poolStart + freed + lockedBytes <= this.poolBytes_) {
       pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
     } else {
-      for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt(poolStart + freed + b)] = pool[this.poolAt(poolStart + b)];
+      for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt_(poolStart + freed + b)] = pool[this.poolAt_(poolStart + b)];
     }
   }
 
@@ -376,71 +376,71 @@ export class SampleQueue {
    * The elements of slots [from, from + count), joined by `},` and without the last one's closing `}`.
    * `special`: some of them are not numbers with a text entry.
    */
-  private run(from: number, count: number, special: boolean): string {
+  private run_(from: number, count: number, special: boolean): string {
     // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
     // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
-    const tags = this.tags.subarray(from, from + count), values = this.values.subarray(from, from + count), texts = this.texts;
+    const tags = this.tags_.subarray(from, from + count), values = this.values_.subarray(from, from + count), texts = this.texts_;
     const parts: string[] = [];
     for (let k = 0; k < count; k++) parts[k] = texts[tags[k]] + values[k];
-    if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element(from + k);
+    if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element_(from + k);
     return parts.join('},');
   }
 
   /** The element of sample `j` but its closing `}`, for what the texts do not cover: strings, ids without entry. */
-  private element(j: number): string {
-    const tag = this.tags[j];
+  private element_(j: number): string {
+    const tag = this.tags_[j];
     const entry = tag & ENTRY;
-    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts[tag];
-    const prefix = entry !== NO_ENTRY ? this.texts[entry] : prefixText(this.resources[j]);
-    if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt(j));
-    if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values[j];
+    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts_[tag];
+    const prefix = entry !== NO_ENTRY ? this.texts_[entry] : prefixText(this.resources_[j]);
+    if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt_(j));
+    if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values_[j];
     return prefix + (tag >> KIND_SHIFT === TRUE ? 'true' : 'false');
   }
 
-  private idAt(j: number): number {
-    const entry = this.tags[j] & ENTRY;
-    return entry === NO_ENTRY ? this.resources[j] : this.entryIds[entry];
+  private idAt_(j: number): number {
+    const entry = this.tags_[j] & ENTRY;
+    return entry === NO_ENTRY ? this.resources_[j] : this.entryIds_[entry];
   }
 
   /** The text entry of `resource`, claiming a free one; NO_ENTRY when every entry is taken. */
-  private entryOf(resource: number): number {
-    const e = this.entryIds.indexOf(resource);
+  private entryOf_(resource: number): number {
+    const e = this.entryIds_.indexOf(resource);
     if (e >= 0) return e;
-    if (this.entriesClaimed === NO_ENTRY) return NO_ENTRY;
-    this.entryIds[this.entriesClaimed] = resource;
-    return this.entriesClaimed++;
+    if (this.entriesClaimed_ === NO_ENTRY) return NO_ENTRY;
+    this.entryIds_[this.entriesClaimed_] = resource;
+    return this.entriesClaimed_++;
   }
 
-  private buildTexts(): void {
-    for (let e = this.entriesBuilt; e < this.entriesClaimed; e++) {
-      const prefix = prefixText(this.entryIds[e]);
-      this.texts[(NUMBER << KIND_SHIFT) | e] = prefix;
-      this.texts[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
-      this.texts[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
+  private buildTexts_(): void {
+    for (let e = this.entriesBuilt_; e < this.entriesClaimed_; e++) {
+      const prefix = prefixText(this.entryIds_[e]);
+      this.texts_[(NUMBER << KIND_SHIFT) | e] = prefix;
+      this.texts_[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
+      this.texts_[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
     }
-    this.entriesBuilt = this.entriesClaimed;
+    this.entriesBuilt_ = this.entriesClaimed_;
   }
 
-  private stringAt(j: number): string {
-    const v = this.values[j];
-    const read = (this.tags[j] & ASCII) !== 0 ? asciiRead : utf8Read;
-    return read(this.pool, offsetOf(v), lengthOf(v));
+  private stringAt_(j: number): string {
+    const v = this.values_[j];
+    const read = (this.tags_[j] & ASCII) !== 0 ? asciiRead : utf8Read;
+    return read(this.pool_, offsetOf(v), lengthOf(v));
   }
 
   /** Ring slot of the `i`-th sample from the head; throws RangeError outside the queue. */
-  private slot(i: number): number {
+  private slot_(i: number): number {
     if (!Number.isInteger(i) || i < 0 || i >= this.length) {
       throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
     }
-    return (this.first + i) % this.capacity;
+    return (this.first_ + i) % this.capacity;
   }
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
-  private poolAt(p: number): number {
-    return p >= this.poolBytes ? p - this.poolBytes : p;
+  private poolAt_(p: number): number {
+    return p >= this.poolBytes_ ? p - this.poolBytes_ : p;
   }
 
-  private checkCount(count: number): number {
+  private checkCount_(count: number): number {
     if (!Number.isInteger(count) || count < 0 || count > this.length) {
       throw new RangeError('count ' + count + ' is outside the queue (length ' + this.length + ')');
     }

@@ -22,34 +22,34 @@ export interface Known {
    * Numbers in [lo, hi] need no closer look before they are queued (the agent's fast lane); lo > hi while
    * every sample of the resource does: the agent takes none, or the subtype has a regex.
    */
-  lo: number;
-  hi: number;
+  lo_: number;
+  hi_: number;
   /** The queue's tag for the resource's numbers (`SampleQueue.numberTag`); -1 without one. */
-  tag: number;
+  tag_: number;
   /** Absent until the lookup succeeded, null when the subtype's regex is unusable. */
-  restriction: Restriction | null | undefined;
-  binary: boolean;
+  restriction_: Restriction | null | undefined;
+  binary_: boolean;
 }
 
 export class Resources {
   /** Undefined for an id that is not configured; a null-prototype object, so no id meets an inherited property. */
-  readonly byId: Record<number, Known> = Object.create(null);
+  readonly byId_: Record<number, Known> = Object.create(null);
   /** Shortest `lifetime` among the resources, in minutes; 0 until known. */
-  shortestLifetimeMin = 0;
+  shortestLifetimeMin_ = 0;
 
-  constructor(readonly ids: readonly number[], tag: (resource: number) => number) {
-    for (const id of ids) this.byId[id] = { lo: Infinity, hi: -Infinity, tag: tag(id), restriction: undefined, binary: false };
+  constructor(readonly ids_: readonly number[], tag: (resource: number) => number) {
+    for (const id of ids_) this.byId_[id] = { lo_: Infinity, hi_: -Infinity, tag_: tag(id), restriction_: undefined, binary_: false };
   }
 
   /** Opens the fast lane of every resource whose numbers need only a range check, or shuts them all. */
-  admit(open: boolean): void {
-    for (const id of this.ids) {
-      const known = this.byId[id];
-      const r = known.restriction;
-      const shut = !open || known.tag < 0 || (r && r.regex !== null);
+  admit_(open: boolean): void {
+    for (const id of this.ids_) {
+      const known = this.byId_[id];
+      const r = known.restriction_;
+      const shut = !open || known.tag_ < 0 || (r && r.regex !== null);
       // Without a known restriction a number needs only to be finite: ±MAX_VALUE rules out the rest.
-      known.lo = shut ? Infinity : r ? r.begin : -Number.MAX_VALUE;
-      known.hi = shut ? -Infinity : r ? r.end : Number.MAX_VALUE;
+      known.lo_ = shut ? Infinity : r ? r.begin : -Number.MAX_VALUE;
+      known.hi_ = shut ? -Infinity : r ? r.end : Number.MAX_VALUE;
     }
   }
 
@@ -57,12 +57,12 @@ export class Resources {
    * Reads every configured resource (operation 2, not silent: it also counts as presence). Rejects with
    * MissingResourceError naming every unknown id, or with the FeedError of the failed read.
    */
-  async lookup(client: FeedClient, warn: (message: string) => void): Promise<void> {
+  async lookup_(client: FeedClient, warn: (message: string) => void): Promise<void> {
     let records: Resource[];
     try {
-      records = await client.getResources(this.ids);
+      records = await client.getResources(this.ids_);
     } catch (e) {
-      if (e instanceof FeedError && e.status === 404) throw new MissingResourceError(await this.findMissing(client));
+      if (e instanceof FeedError && e.status === 404) throw new MissingResourceError(await this.findMissing_(client));
       throw e;
     }
     let shortest = 0;
@@ -73,28 +73,28 @@ export class Resources {
       } catch {
         warn('resource ' + record.id_resource + ': its subtype regex does not compile; values are not checked before sending');
       }
-      const known = this.byId[record.id_resource];
+      const known = this.byId_[record.id_resource];
       const s = record.subtype;
-      known.restriction = restriction;
-      known.binary = s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1;
+      known.restriction_ = restriction;
+      known.binary_ = s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1;
       if (record.lifetime > 0 && (shortest === 0 || record.lifetime < shortest)) shortest = record.lifetime;
     }
-    this.shortestLifetimeMin = shortest;
+    this.shortestLifetimeMin_ = shortest;
   }
 
   /** A command's `raw_data` as its subtype means it: a string for regex subtypes, a boolean for 0..1, else a number. */
-  parseCommand(resource: number, raw: string): SampleValue {
-    const known = this.byId[resource];
-    if (known?.restriction && known.restriction.regex !== null) return raw;
+  parseCommand_(resource: number, raw: string): SampleValue {
+    const known = this.byId_[resource];
+    if (known?.restriction_ && known.restriction_.regex !== null) return raw;
     const n = numericValue(raw);
     if (n !== n) return raw;
-    return known?.binary ? n !== 0 : n;
+    return known?.binary_ ? n !== 0 : n;
   }
 
   /** After a 404 on the whole list: which ids are unknown (one silent read each; only at start). */
-  private async findMissing(client: FeedClient): Promise<number[]> {
+  private async findMissing_(client: FeedClient): Promise<number[]> {
     const missing: number[] = [];
-    for (const id of this.ids) {
+    for (const id of this.ids_) {
       try {
         await client.getResource(id, { silent: true });
       } catch (e) {

@@ -6,99 +6,99 @@ import type { SensorConfig } from './config';
 
 /** Receives a reading (or the reason there is none) for sensor `index`. */
 export interface SampleSink {
-  sample(index: number, value: unknown): void;
-  readFailed(index: number, error: unknown): void;
+  sample_(index: number, value: unknown): void;
+  readFailed_(index: number, error: unknown): void;
 }
 
 export class Sampler {
-  private readonly start: Float64Array;
-  private readonly period: Float64Array;
+  private readonly start_: Float64Array;
+  private readonly period_: Float64Array;
   /** Index of each sensor's next reading. */
-  private readonly k: Float64Array;
+  private readonly k_: Float64Array;
   /** 1 while an asynchronous read has not settled: the sensor's next tick is skipped rather than piled up. */
-  private readonly busy: Uint8Array;
-  private timer: TimerHandle | null = null;
-  private running = false;
+  private readonly busy_: Uint8Array;
+  private timer_: TimerHandle | null = null;
+  private running_ = false;
   /** Ticks skipped because the sensor's previous asynchronous read had not settled. */
-  overruns = 0;
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.tick();
+  overruns_ = 0;
+  private readonly onTimer_ = (): void => {
+    this.timer_ = null;
+    this.tick_();
   };
 
   constructor(
-    private readonly host: Host,
-    private readonly sensors: readonly SensorConfig[],
-    private readonly sink: SampleSink,
+    private readonly host_: Host,
+    private readonly sensors_: readonly SensorConfig[],
+    private readonly sink_: SampleSink,
   ) {
-    const n = sensors.length;
-    this.start = new Float64Array(n);
-    this.period = new Float64Array(n);
-    this.k = new Float64Array(n);
-    this.busy = new Uint8Array(n);
-    for (let i = 0; i < n; i++) this.period[i] = sensors[i].every;
+    const n = sensors_.length;
+    this.start_ = new Float64Array(n);
+    this.period_ = new Float64Array(n);
+    this.k_ = new Float64Array(n);
+    this.busy_ = new Uint8Array(n);
+    for (let i = 0; i < n; i++) this.period_[i] = sensors_[i].every;
   }
 
   /** The first reading of every sensor is taken at once. */
-  begin(): void {
-    if (this.running) return;
-    this.running = true;
-    const now = this.host.now();
-    this.start.fill(now);
-    this.k.fill(0);
-    this.tick();
+  begin_(): void {
+    if (this.running_) return;
+    this.running_ = true;
+    const now = this.host_.now();
+    this.start_.fill(now);
+    this.k_.fill(0);
+    this.tick_();
   }
 
-  end(): void {
-    this.running = false;
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
+  end_(): void {
+    this.running_ = false;
+    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
+    this.timer_ = null;
   }
 
-  private tick(): void {
-    if (!this.running) return;
-    const now = this.host.now();
+  private tick_(): void {
+    if (!this.running_) return;
+    const now = this.host_.now();
     let next = Infinity;
-    for (let i = 0; i < this.sensors.length; i++) {
-      let due = this.start[i] + this.k[i] * this.period[i];
+    for (let i = 0; i < this.sensors_.length; i++) {
+      let due = this.start_[i] + this.k_[i] * this.period_[i];
       if (due <= now) {
-        this.read(i);
+        this.read_(i);
         // Skip the ticks that are already past: the next reading is the first one still ahead.
-        this.k[i] = Math.floor((now - this.start[i]) / this.period[i]) + 1;
-        due = this.start[i] + this.k[i] * this.period[i];
+        this.k_[i] = Math.floor((now - this.start_[i]) / this.period_[i]) + 1;
+        due = this.start_[i] + this.k_[i] * this.period_[i];
       }
       if (due < next) next = due;
     }
-    if (next !== Infinity && this.running) this.timer = this.host.setTimer(next - now, this.onTimer);
+    if (next !== Infinity && this.running_) this.timer_ = this.host_.setTimer(next - now, this.onTimer_);
   }
 
-  private read(i: number): void {
-    if (this.busy[i] === 1) {
-      this.overruns++;
+  private read_(i: number): void {
+    if (this.busy_[i] === 1) {
+      this.overruns_++;
       return;
     }
     let value: SampleValue | Promise<SampleValue>;
     try {
-      value = this.sensors[i].read();
+      value = this.sensors_[i].read();
     } catch (e) {
-      this.sink.readFailed(i, e);
+      this.sink_.readFailed_(i, e);
       return;
     }
     if (isThenable(value)) {
-      this.busy[i] = 1;
+      this.busy_[i] = 1;
       value.then(
         (v) => {
-          this.busy[i] = 0;
-          if (this.running) this.sink.sample(i, v);
+          this.busy_[i] = 0;
+          if (this.running_) this.sink_.sample_(i, v);
         },
         (e) => {
-          this.busy[i] = 0;
-          if (this.running) this.sink.readFailed(i, e);
+          this.busy_[i] = 0;
+          if (this.running_) this.sink_.readFailed_(i, e);
         },
       );
       return;
     }
-    this.sink.sample(i, value);
+    this.sink_.sample_(i, value);
   }
 }
 

@@ -18,307 +18,307 @@ function blamesElements(e: FeedError): boolean {
 
 export interface UplinkEvents {
   /** A sample left the queue without being stored: the service refused it. */
-  setAside(resource: number, value: SampleValue, reason: string): void;
+  setAside_(resource: number, value: SampleValue, reason: string): void;
   /** Samples left the head of the queue: the durable log may be checkpointed. */
-  departed(): void;
+  departed_(): void;
   /** A non-silent authenticated request reached the service. */
-  presence(): void;
-  report(level: 'warn' | 'error' | 'info', message: string): void;
+  presence_(): void;
+  report_(level: 'warn' | 'error' | 'info', message: string): void;
 }
 
 export class Uplink implements Job {
-  wanted = false;
+  wanted_ = false;
   /** Current batch size: the configured one, halved by every 413. */
-  batchLimit: number;
+  batchLimit_: number;
   /** Samples that left the queue by delivery, set-aside or eviction since start (for flush targets). */
-  departedTotal = 0;
+  departedTotal_ = 0;
   /** True while the service refuses the token (401/403): nothing is sent until `authRetryMs` passes. */
-  authPaused = false;
-  draining = false;
+  authPaused_ = false;
+  draining_ = false;
 
-  private inFlight = false;
-  private attempt = 0;
+  private inFlight_ = false;
+  private attempt_ = 0;
   /** A transient failure left samples to retry: the next attempt is due when the backoff ends. */
-  private retrying = false;
+  private retrying_ = false;
   /** No request before this time: backoff (which flush() may skip) or start jitter. */
-  private backoffUntil = 0;
+  private backoffUntil_ = 0;
   /** No request before this time, whatever happens: Retry-After or the auth pause. */
-  private holdUntil = 0;
-  private lastSendAt: number;
+  private holdUntil_ = 0;
+  private lastSendAt_: number;
   /** Isolation: the first `suspect` queued samples hold at least one the service refuses (bisection). */
-  private suspect = 0;
+  private suspect_ = 0;
   /** Isolation: the sample at this index is the one the service named (`element N:`); -1 when none. */
-  private badIndex = -1;
-  private rejectReason = '';
-  private timer: TimerHandle | null = null;
-  private wakeAt = Infinity;
-  private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
-  private drained: (() => void) | null = null;
-  private idled: (() => void) | null = null;
-  private stopped = false;
-  private readonly resourceAt = (i: number): number => this.queue.resourceAt(i);
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.wakeAt = Infinity;
-    this.fire();
+  private badIndex_ = -1;
+  private rejectReason_ = '';
+  private timer_: TimerHandle | null = null;
+  private wakeAt_ = Infinity;
+  private waiters_: { target: number; resolve: (done: boolean) => void }[] = [];
+  private drained_: (() => void) | null = null;
+  private idled_: (() => void) | null = null;
+  private stopped_ = false;
+  private readonly resourceAt_ = (i: number): number => this.queue_.resourceAt(i);
+  private readonly onTimer_ = (): void => {
+    this.timer_ = null;
+    this.wakeAt_ = Infinity;
+    this.fire_();
   };
 
   constructor(
-    private readonly host: Host,
-    private readonly client: FeedClient,
-    private readonly queue: SampleQueue,
-    private readonly settings: UplinkConfig,
-    private readonly counters: Counters,
-    private readonly random: () => number,
-    private readonly events: UplinkEvents,
-    private readonly want: () => void,
+    private readonly host_: Host,
+    private readonly client_: FeedClient,
+    private readonly queue_: SampleQueue,
+    private readonly settings_: UplinkConfig,
+    private readonly counters_: Counters,
+    private readonly random_: () => number,
+    private readonly events_: UplinkEvents,
+    private readonly want_: () => void,
   ) {
-    this.batchLimit = settings.batch;
-    this.lastSendAt = host.now();
+    this.batchLimit_ = settings_.batch;
+    this.lastSendAt_ = host_.now();
   }
 
-  get busy(): boolean {
-    return this.inFlight;
+  get busy_(): boolean {
+    return this.inFlight_;
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
-  begin(): void {
-    const now = this.host.now();
-    this.lastSendAt = now;
-    this.backoffUntil = now + Math.floor(this.random() * this.settings.startJitterMs);
-    this.schedule();
+  begin_(): void {
+    const now = this.host_.now();
+    this.lastSendAt_ = now;
+    this.backoffUntil_ = now + Math.floor(this.random_() * this.settings_.startJitterMs);
+    this.schedule_();
   }
 
   /** Stops scheduling; a request in flight still completes (see `whenIdle`). */
-  end(): void {
-    this.stopped = true;
-    this.cancelTimer();
-    this.watch();
-    this.draining = false;
-    this.settleWaiters(false);
-    this.finishDrain();
+  end_(): void {
+    this.stopped_ = true;
+    this.cancelTimer_();
+    this.watch_();
+    this.draining_ = false;
+    this.settleWaiters_(false);
+    this.finishDrain_();
   }
 
   /** Resolves when no request is in flight. */
-  whenIdle(): Promise<void> {
-    if (!this.inFlight) return Promise.resolve();
+  whenIdle_(): Promise<void> {
+    if (!this.inFlight_) return Promise.resolve();
     return new Promise((resolve) => {
-      this.idled = resolve;
+      this.idled_ = resolve;
     });
   }
 
   /** Called after a sample was queued, when `watch` asked for it. */
-  queued(): void {
-    if (!this.inFlight && (this.timer === null || this.queue.length >= this.batchLimit)) this.schedule();
+  queued_(): void {
+    if (!this.inFlight_ && (this.timer_ === null || this.queue_.length >= this.batchLimit_)) this.schedule_();
   }
 
   /** Resolves true once everything queued now has left the queue; false at the first failure. */
-  flush(): Promise<boolean> {
-    if (this.queue.length === 0 && !this.inFlight) return Promise.resolve(true);
-    if (this.host.now() < this.holdUntil) return Promise.resolve(false);
+  flush_(): Promise<boolean> {
+    if (this.queue_.length === 0 && !this.inFlight_) return Promise.resolve(true);
+    if (this.host_.now() < this.holdUntil_) return Promise.resolve(false);
     return new Promise((resolve) => {
-      this.waiters.push({ target: this.departedTotal + this.queue.length, resolve });
-      this.backoffUntil = 0;
-      if (!this.inFlight) this.fire();
+      this.waiters_.push({ target: this.departedTotal_ + this.queue_.length, resolve });
+      this.backoffUntil_ = 0;
+      if (!this.inFlight_) this.fire_();
     });
   }
 
   /** For stop(): resolves once the queue is empty, riding out transient failures with the usual backoff. */
-  drain(): Promise<void> {
-    this.draining = true;
+  drain_(): Promise<void> {
+    this.draining_ = true;
     return new Promise((resolve) => {
-      this.drained = resolve;
-      if (!this.inFlight) this.schedule();
+      this.drained_ = resolve;
+      if (!this.inFlight_) this.schedule_();
     });
   }
 
-  private finishDrain(): void {
-    const resolve = this.drained;
-    this.drained = null;
+  private finishDrain_(): void {
+    const resolve = this.drained_;
+    this.drained_ = null;
     if (resolve !== null) resolve();
   }
 
-  async run(): Promise<void> {
-    this.setAsideIsolated();
-    const n = this.nextCount();
-    if (n === 0 || this.host.now() < this.holdUntil) {
-      this.schedule();
+  async run_(): Promise<void> {
+    this.setAsideIsolated_();
+    const n = this.nextCount_();
+    if (n === 0 || this.host_.now() < this.holdUntil_) {
+      this.schedule_();
       return;
     }
-    this.inFlight = true;
-    this.watch();
-    this.queue.lock(n);
-    const body = this.queue.encode(0, n);
-    this.counters.requests++;
+    this.inFlight_ = true;
+    this.watch_();
+    this.queue_.lock(n);
+    const body = this.queue_.encode(0, n);
+    this.counters_.requests++;
     let rejected: readonly { index: number; reason: string }[] | null = null;
     let error: unknown = null;
     try {
-      rejected = (await this.client.createFeedsEncoded(body, n, this.resourceAt)).rejected;
+      rejected = (await this.client_.createFeedsEncoded(body, n, this.resourceAt_)).rejected;
     } catch (e) {
       error = e;
     }
-    this.inFlight = false;
-    this.lastSendAt = this.host.now();
-    if (rejected !== null) this.delivered(n, rejected);
-    else this.failed(n, error instanceof FeedError ? error : null, error);
-    const idled = this.idled;
-    this.idled = null;
+    this.inFlight_ = false;
+    this.lastSendAt_ = this.host_.now();
+    if (rejected !== null) this.delivered_(n, rejected);
+    else this.failed_(n, error instanceof FeedError ? error : null, error);
+    const idled = this.idled_;
+    this.idled_ = null;
     if (idled !== null) idled();
-    this.schedule();
+    this.schedule_();
   }
 
   /** How many samples the next request carries (isolation sends the left half of the suspect range). */
-  private nextCount(): number {
-    if (this.badIndex > 0) return Math.min(this.badIndex, this.batchLimit);
-    if (this.suspect > 1) return Math.min(Math.floor(this.suspect / 2), this.batchLimit);
-    return Math.min(this.queue.length, this.batchLimit);
+  private nextCount_(): number {
+    if (this.badIndex_ > 0) return Math.min(this.badIndex_, this.batchLimit_);
+    if (this.suspect_ > 1) return Math.min(Math.floor(this.suspect_ / 2), this.batchLimit_);
+    return Math.min(this.queue_.length, this.batchLimit_);
   }
 
   /** Sets aside the sample that isolation has pinned down, without sending it again. */
-  private setAsideIsolated(): void {
-    if (this.badIndex === 0 || this.suspect === 1) {
-      this.badIndex = -1;
-      this.suspect = 0;
-      this.setAsideAt(0, this.rejectReason);
-      this.queue.shift(1);
-      this.left(1);
+  private setAsideIsolated_(): void {
+    if (this.badIndex_ === 0 || this.suspect_ === 1) {
+      this.badIndex_ = -1;
+      this.suspect_ = 0;
+      this.setAsideAt_(0, this.rejectReason_);
+      this.queue_.shift(1);
+      this.left_(1);
     }
   }
 
-  private setAsideAt(i: number, reason: string): void {
-    this.counters.setAside++;
-    this.events.setAside(this.queue.resourceAt(i), this.queue.valueAt(i), reason);
+  private setAsideAt_(i: number, reason: string): void {
+    this.counters_.setAside++;
+    this.events_.setAside_(this.queue_.resourceAt(i), this.queue_.valueAt(i), reason);
   }
 
-  private delivered(n: number, rejected: readonly { index: number; reason: string }[]): void {
+  private delivered_(n: number, rejected: readonly { index: number; reason: string }[]): void {
     // The {success, failed} form: the service stored the rest; the failed ones are set aside.
-    for (const r of rejected) this.setAsideAt(r.index, r.reason);
-    this.counters.sent += n - rejected.length;
-    this.counters.batches++;
-    this.queue.shift(n);
-    if (this.badIndex > 0) this.badIndex -= n;
+    for (const r of rejected) this.setAsideAt_(r.index, r.reason);
+    this.counters_.sent += n - rejected.length;
+    this.counters_.batches++;
+    this.queue_.shift(n);
+    if (this.badIndex_ > 0) this.badIndex_ -= n;
     // A prefix of the suspect range went through, so the refused sample is in the rest.
-    if (this.suspect > 0) this.suspect -= n;
-    this.attempt = 0;
-    this.retrying = false;
-    this.backoffUntil = 0;
-    this.authPaused = false;
-    this.events.presence();
-    this.left(n);
+    if (this.suspect_ > 0) this.suspect_ -= n;
+    this.attempt_ = 0;
+    this.retrying_ = false;
+    this.backoffUntil_ = 0;
+    this.authPaused_ = false;
+    this.events_.presence_();
+    this.left_(n);
   }
 
-  private failed(n: number, e: FeedError | null, raw: unknown): void {
-    this.queue.unlock();
-    const now = this.host.now();
+  private failed_(n: number, e: FeedError | null, raw: unknown): void {
+    this.queue_.unlock();
+    const now = this.host_.now();
     if (e === null) {
       // Not the client's typed error: a fault of the host adapter. Treat it as transient.
-      this.events.report('error', 'uplink: ' + describeFault(raw));
-      this.backoff(now, -1);
+      this.events_.report_('error', 'uplink: ' + describeFault(raw));
+      this.backoff_(now, -1);
       return;
     }
-    this.counters.lastError = e.message;
+    this.counters_.lastError = e.message;
     if (e.kind === 'http' && e.status === 413) {
       if (n > 1) {
-        this.batchLimit = Math.max(1, Math.floor(n / 2));
-        this.events.report('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + this.batchLimit);
+        this.batchLimit_ = Math.max(1, Math.floor(n / 2));
+        this.events_.report_('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + this.batchLimit_);
       } else {
-        this.badIndex = 0;
-        this.rejectReason = e.message;
+        this.badIndex_ = 0;
+        this.rejectReason_ = e.message;
       }
       return;
     }
     if (blamesElements(e)) {
       const named = e.elementIndex;
       if (named >= 0 && named < n) {
-        this.badIndex = named;
-        this.suspect = 0;
+        this.badIndex_ = named;
+        this.suspect_ = 0;
       } else {
-        this.badIndex = -1;
-        this.suspect = n;
+        this.badIndex_ = -1;
+        this.suspect_ = n;
       }
-      this.rejectReason = e.message;
+      this.rejectReason_ = e.message;
       return;
     }
     if (e.retryable) {
-      this.counters.retries++;
-      if (e.maybeDelivered) this.counters.ambiguous += n;
-      this.events.report('warn', 'uplink: ' + e.message + (e.maybeDelivered ? ' (outcome unknown: ' + n + ' samples may arrive twice)' : ''));
-      this.backoff(now, e.retryAfterMs);
+      this.counters_.retries++;
+      if (e.maybeDelivered) this.counters_.ambiguous += n;
+      this.events_.report_('warn', 'uplink: ' + e.message + (e.maybeDelivered ? ' (outcome unknown: ' + n + ' samples may arrive twice)' : ''));
+      this.backoff_(now, e.retryAfterMs);
       return;
     }
     // 401/403, or an answer that blames the request as a whole: keep every sample, try again rarely.
-    this.authPaused = e.status === 401 || e.status === 403;
-    this.holdUntil = now + this.settings.authRetryMs;
-    this.retrying = true;
-    this.events.report('error', 'uplink paused: ' + e.message);
-    this.settleWaiters(false);
+    this.authPaused_ = e.status === 401 || e.status === 403;
+    this.holdUntil_ = now + this.settings_.authRetryMs;
+    this.retrying_ = true;
+    this.events_.report_('error', 'uplink paused: ' + e.message);
+    this.settleWaiters_(false);
   }
 
-  private backoff(now: number, retryAfterMs: number): void {
-    const s = this.settings;
-    const delay = retryDelay(this.attempt++, retryAfterMs, s.backoffBaseMs, s.backoffCapMs, this.random);
-    this.retrying = true;
-    if (retryAfterMs >= 0) this.holdUntil = now + delay;
-    else this.backoffUntil = now + delay;
-    if (!this.draining) this.settleWaiters(false);
+  private backoff_(now: number, retryAfterMs: number): void {
+    const s = this.settings_;
+    const delay = retryDelay(this.attempt_++, retryAfterMs, s.backoffBaseMs, s.backoffCapMs, this.random_);
+    this.retrying_ = true;
+    if (retryAfterMs >= 0) this.holdUntil_ = now + delay;
+    else this.backoffUntil_ = now + delay;
+    if (!this.draining_) this.settleWaiters_(false);
   }
 
-  private left(n: number): void {
-    this.departedTotal += n;
-    this.events.departed();
-    this.settleWaiters(true);
+  private left_(n: number): void {
+    this.departedTotal_ += n;
+    this.events_.departed_();
+    this.settleWaiters_(true);
   }
 
   /** Samples evicted by overflow also count as gone for flush targets. */
-  evicted(): void {
-    this.departedTotal++;
+  evicted_(): void {
+    this.departedTotal_++;
   }
 
-  private settleWaiters(ok: boolean): void {
-    if (this.waiters.length === 0) return;
-    const keep: typeof this.waiters = [];
-    for (const w of this.waiters) {
+  private settleWaiters_(ok: boolean): void {
+    if (this.waiters_.length === 0) return;
+    const keep: typeof this.waiters_ = [];
+    for (const w of this.waiters_) {
       if (!ok) w.resolve(false);
-      else if (this.departedTotal >= w.target && !this.inFlight) w.resolve(true);
+      else if (this.departedTotal_ >= w.target && !this.inFlight_) w.resolve(true);
       else keep.push(w);
     }
-    this.waiters = keep;
+    this.waiters_ = keep;
   }
 
   /** Arms the one timer for the next attempt, or asks the lane now. */
-  private schedule(): void {
-    this.plan();
-    this.watch();
+  private schedule_(): void {
+    this.plan_();
+    this.watch_();
   }
 
-  private plan(): void {
-    if (this.inFlight || this.stopped) return;
-    if (this.queue.length === 0) {
-      this.cancelTimer();
-      this.settleWaiters(true);
-      this.finishDrain();
+  private plan_(): void {
+    if (this.inFlight_ || this.stopped_) return;
+    if (this.queue_.length === 0) {
+      this.cancelTimer_();
+      this.settleWaiters_(true);
+      this.finishDrain_();
       return;
     }
-    const now = this.host.now();
-    const s = this.settings;
-    const isolating = this.suspect > 0 || this.badIndex >= 0;
-    const urgent = isolating || this.retrying || this.queue.length >= this.batchLimit || this.waiters.length > 0 || this.draining;
-    let at = urgent ? now : Math.min(this.lastSendAt + s.flushMs, this.queue.oldestAt() + s.maxLatencyMs);
-    at = Math.max(at, this.backoffUntil, this.holdUntil);
+    const now = this.host_.now();
+    const s = this.settings_;
+    const isolating = this.suspect_ > 0 || this.badIndex_ >= 0;
+    const urgent = isolating || this.retrying_ || this.queue_.length >= this.batchLimit_ || this.waiters_.length > 0 || this.draining_;
+    let at = urgent ? now : Math.min(this.lastSendAt_ + s.flushMs, this.queue_.oldestAt() + s.maxLatencyMs);
+    at = Math.max(at, this.backoffUntil_, this.holdUntil_);
     if (at <= now) {
-      this.fire();
+      this.fire_();
       return;
     }
-    if (this.timer !== null && this.wakeAt <= at) return;
-    this.cancelTimer();
-    this.wakeAt = at;
-    this.timer = this.host.setTimer(at - now, this.onTimer);
+    if (this.timer_ !== null && this.wakeAt_ <= at) return;
+    this.cancelTimer_();
+    this.wakeAt_ = at;
+    this.timer_ = this.host_.setTimer(at - now, this.onTimer_);
   }
 
-  private fire(): void {
-    this.cancelTimer();
-    this.want();
-    this.watch();
+  private fire_(): void {
+    this.cancelTimer_();
+    this.want_();
+    this.watch_();
   }
 
   /**
@@ -326,14 +326,14 @@ export class Uplink implements Job {
    * one while no flush is pending (the first arms the timer), the one that fills a batch while the timer
    * runs, none while a request is out (its answer reschedules).
    */
-  private watch(): void {
-    this.queue.wake(this.inFlight || this.stopped ? Infinity : this.timer === null ? 1 : this.batchLimit);
+  private watch_(): void {
+    this.queue_.wake_(this.inFlight_ || this.stopped_ ? Infinity : this.timer_ === null ? 1 : this.batchLimit_);
   }
 
-  private cancelTimer(): void {
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
-    this.wakeAt = Infinity;
+  private cancelTimer_(): void {
+    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
+    this.timer_ = null;
+    this.wakeAt_ = Infinity;
   }
 }
 
