@@ -105,82 +105,67 @@ export class ConfigError extends Error {
 
 type Check = (value: unknown) => string | null;
 
-const positiveInteger: Check = (v) =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? null : 'expected a positive integer, got ' + describe(v);
-const period: Check = (v) =>
-  typeof v === 'number' && isFinite(v) && v >= 1 ? null : 'expected a number of ms ≥ 1, got ' + describe(v);
-const nonNegative: Check = (v) =>
-  typeof v === 'number' && isFinite(v) && v >= 0 ? null : 'expected a number ≥ 0, got ' + describe(v);
-const nonEmptyString: Check = (v) => (typeof v === 'string' && v !== '' ? null : 'expected a non-empty string, got ' + describe(v));
-const fn: Check = (v) => (typeof v === 'function' ? null : 'expected a function, got ' + describe(v));
-const bool: Check = (v) => (typeof v === 'boolean' ? null : 'expected a boolean, got ' + describe(v));
-const httpUrl: Check = (v) =>
-  typeof v === 'string' && /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v) ? null : 'expected an http:// or https:// URL, got ' + describe(v);
-const overflow: Check = (v) =>
-  v === 'drop-oldest' || v === 'drop-newest' ? null : 'expected "drop-oldest" or "drop-newest", got ' + describe(v);
-const batchSize: Check = (v) =>
-  positiveInteger(v) ?? ((v as number) <= LIMITS.maxBatchElements ? null : 'expected at most ' + LIMITS.maxBatchElements + ', got ' + String(v));
+/** A check that `ok` holds for a value that is present; a missing one is for `required` to judge. */
+const expect = (what: string, ok: (v: unknown) => boolean): Check => (v) =>
+  v === undefined || ok(v) ? null : 'expected ' + what + ', got ' + describe(v);
+const required = (check: Check): Check => (v) => (v === undefined ? 'required' : check(v));
 
-const TOP: Record<string, { check: Check | null; required: boolean }> = {
-  url: { check: httpUrl, required: true },
-  publicKey: { check: nonEmptyString, required: true },
-  token: { check: nonEmptyString, required: true },
-  sensors: { check: null, required: false },
-  actuators: { check: null, required: false },
-  resources: {
-    check: (v) => {
-      if (!Array.isArray(v)) return 'expected an array of resource ids, got ' + describe(v);
-      const bad = v.findIndex((id) => positiveInteger(id) !== null);
-      return bad < 0 ? null : 'element ' + bad + ': ' + positiveInteger(v[bad]);
-    },
-    required: false,
+const isPositiveInteger = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
+const positiveInteger = expect('a positive integer', isPositiveInteger);
+const period = expect('a number of ms ≥ 1', (v) => typeof v === 'number' && v >= 1 && v < Infinity);
+const fn = expect('a function', (v) => typeof v === 'function');
+const nonEmptyString = expect('a non-empty string', (v) => typeof v === 'string' && v !== '');
+/** sensors, actuators and uplink: checked on their own, after the rest. */
+const apart = (): null => null;
+
+const TOP: Record<string, Check> = {
+  url: required(expect('an http:// or https:// URL', (v) => typeof v === 'string' && /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v))),
+  publicKey: required(nonEmptyString),
+  // The token's value is a secret: say what is wrong with it without quoting it.
+  token: required((v) => (nonEmptyString(v) === null ? null : 'expected a non-empty string')),
+  sensors: apart,
+  actuators: apart,
+  resources: (v) => {
+    if (v === undefined) return null;
+    if (!Array.isArray(v)) return 'expected an array of resource ids, got ' + describe(v);
+    const bad = v.findIndex((id) => !isPositiveInteger(id));
+    return bad < 0 ? null : 'element ' + bad + ': expected a positive integer, got ' + describe(v[bad]);
   },
-  uplink: { check: null, required: false },
-  keepAliveMs: { check: period, required: false },
-  lookupRetryMs: { check: period, required: false },
-  seed: { check: (v) => (typeof v === 'number' && isFinite(v) ? null : 'expected a number, got ' + describe(v)), required: false },
-  onSetAside: { check: fn, required: false },
+  uplink: apart,
+  keepAliveMs: period,
+  lookupRetryMs: period,
+  seed: expect('a number', (v) => typeof v === 'number' && isFinite(v)),
+  onSetAside: fn,
 };
-const SENSOR: Record<string, { check: Check; required: boolean }> = {
-  resource: { check: positiveInteger, required: true },
-  every: { check: period, required: true },
-  read: { check: fn, required: true },
-};
-const ACTUATOR: Record<string, { check: Check; required: boolean }> = {
-  resource: { check: positiveInteger, required: true },
-  every: { check: period, required: true },
-  handle: { check: fn, required: true },
-  applyCurrent: { check: bool, required: false },
+const SENSOR: Record<string, Check> = { resource: required(positiveInteger), every: required(period), read: required(fn) };
+const ACTUATOR: Record<string, Check> = {
+  resource: required(positiveInteger),
+  every: required(period),
+  handle: required(fn),
+  applyCurrent: expect('a boolean', (v) => typeof v === 'boolean'),
 };
 const UPLINK: Record<keyof UplinkConfig, Check> = {
-  batch: batchSize,
+  batch: (v) => positiveInteger(v) ?? ((v as number) > LIMITS.maxBatchElements ? 'expected at most ' + LIMITS.maxBatchElements + ', got ' + v : null),
   flushMs: period,
   maxLatencyMs: period,
   queue: positiveInteger,
-  overflow,
-  stringBytes: (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? null : 'expected an integer ≥ 0, got ' + describe(v)),
+  overflow: expect('"drop-oldest" or "drop-newest"', (v) => v === 'drop-oldest' || v === 'drop-newest'),
+  stringBytes: expect('an integer ≥ 0', (v) => Number.isSafeInteger(v) && (v as number) >= 0),
   timeoutMs: period,
   backoffBaseMs: period,
   backoffCapMs: period,
   authRetryMs: period,
-  startJitterMs: nonNegative,
+  startJitterMs: expect('a number ≥ 0', (v) => typeof v === 'number' && v >= 0 && v < Infinity),
 };
 
 /** Checks a configuration; throws one ConfigError that names every problem. The token is never quoted. */
 export function checkConfig(config: unknown): AgentConfig {
-  const problems: string[] = [];
   if (!isRecord(config)) throw new ConfigError(['config: expected an object, got ' + describe(config)]);
+  const problems: string[] = [];
   checkFields(config, '', TOP, problems);
   checkList(config.sensors, 'sensors', SENSOR, problems);
   checkList(config.actuators, 'actuators', ACTUATOR, problems);
-  if (config.uplink !== undefined) {
-    if (!isRecord(config.uplink)) problems.push('uplink: expected an object, got ' + describe(config.uplink));
-    else {
-      const fields: Record<string, { check: Check; required: boolean }> = {};
-      for (const key of Object.keys(UPLINK)) fields[key] = { check: UPLINK[key as keyof UplinkConfig], required: false };
-      checkFields(config.uplink, 'uplink.', fields, problems);
-    }
-  }
+  if (config.uplink !== undefined) checkObject(config.uplink, 'uplink', UPLINK, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as AgentConfig;
 }
@@ -190,37 +175,23 @@ export function uplinkSettings(config: AgentConfig): UplinkConfig {
   return { ...UPLINK_DEFAULTS, ...config.uplink };
 }
 
-function checkList(list: unknown, name: string, fields: Record<string, { check: Check; required: boolean }>, problems: string[]): void {
-  if (list === undefined) return;
-  if (!Array.isArray(list)) {
-    problems.push(name + ': expected an array, got ' + describe(list));
-    return;
-  }
-  list.forEach((item, i) => {
-    if (isRecord(item)) checkFields(item, name + '[' + i + '].', fields, problems);
-    else problems.push(name + '[' + i + ']: expected an object, got ' + describe(item));
-  });
+function checkList(list: unknown, name: string, fields: Record<string, Check>, problems: string[]): void {
+  if (list !== undefined && !Array.isArray(list)) problems.push(name + ': expected an array, got ' + describe(list));
+  else list?.forEach((item: unknown, i: number) => checkObject(item, name + '[' + i + ']', fields, problems));
 }
 
-function checkFields(
-  record: Record<string, unknown>,
-  prefix: string,
-  fields: Record<string, { check: Check | null; required: boolean }>,
-  problems: string[],
-): void {
+function checkObject(v: unknown, name: string, fields: Record<string, Check>, problems: string[]): void {
+  if (isRecord(v)) checkFields(v, name + '.', fields, problems);
+  else problems.push(name + ': expected an object, got ' + describe(v));
+}
+
+function checkFields(record: Record<string, unknown>, prefix: string, fields: Record<string, Check>, problems: string[]): void {
   for (const key of Object.keys(record)) {
     if (!(key in fields)) problems.push(prefix + key + ': unknown key');
   }
-  for (const key of Object.keys(fields)) {
-    const { check, required } = fields[key];
-    const value = record[key];
-    if (value === undefined) {
-      if (required) problems.push(prefix + key + ': required');
-      continue;
-    }
-    const problem = check === null ? null : check(value);
-    // The token's value is a secret: say what is wrong with it without quoting it.
-    if (problem !== null) problems.push(prefix + key + ': ' + (key === 'token' ? 'expected a non-empty string' : problem));
+  for (const key in fields) {
+    const problem = fields[key](record[key]);
+    if (problem !== null) problems.push(prefix + key + ': ' + problem);
   }
 }
 
