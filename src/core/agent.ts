@@ -1,10 +1,10 @@
 // The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
 // keeps presence alive. It owns the order of start and stop and is the only place parts meet.
-import type { Host, LogLevel, SampleValue } from './host';
+import type { Host, LogLevel, QueueStorage, SampleValue } from './host';
 import type { AgentConfig, UplinkConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
-import { FeedError } from './errors';
+import { FeedError, errorText } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
@@ -136,7 +136,7 @@ class FeedAgent implements Agent {
       sample_: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
       },
-      readFailed_: (i, e) => this.invalid_(sensors[i].resource, 'read failed: ' + (e instanceof Error ? e.message : String(e))),
+      readFailed_: (i, e) => this.invalid_(sensors[i].resource, 'read failed: ' + errorText(e)),
     });
   }
 
@@ -252,14 +252,7 @@ class FeedAgent implements Agent {
     if (result === DROPPED_NEW) return false;
     if (result === TOO_LARGE) return this.invalid_(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
     this.nextSeq_++;
-    if (this.host_.storage) {
-      try {
-        this.host_.storage.append(seq, resource, value);
-      } catch (e) {
-        this.counters_.storageErrors++;
-        this.log_('error', 'durable storage: ' + (e instanceof Error ? e.message : String(e)));
-      }
-    }
+    if (this.host_.storage) this.store_((storage) => storage.append(seq, resource, value));
     if (result === PUSHED_EVICTED) {
       this.uplink_.evicted_();
       this.checkpoint_();
@@ -286,22 +279,28 @@ class FeedAgent implements Agent {
     try {
       callback({ resource, value, reason: this.scrub_(reason) });
     } catch (e) {
-      this.log_('error', 'onSetAside threw: ' + (e instanceof Error ? e.message : String(e)));
+      this.log_('error', 'onSetAside threw: ' + errorText(e));
     }
   }
 
   /** Tells durable storage that every sample before the head of the queue is finished. */
   private checkpoint_(): void {
-    const storage = this.host_.storage;
-    if (storage === undefined) return;
+    if (this.host_.storage === undefined) return;
     const done = this.queue_.length > 0 ? this.queue_.seqAt(0) - 1 : this.nextSeq_ - 1;
     if (done <= this.ackedSeq_) return;
-    try {
+    this.store_((storage) => {
       storage.ack(done);
       this.ackedSeq_ = done;
+    });
+  }
+
+  /** A write to durable storage; a failure is counted and logged, and the sample stays queued in memory. */
+  private store_(write: (storage: QueueStorage) => void): void {
+    try {
+      write(this.host_.storage as QueueStorage);
     } catch (e) {
       this.counters_.storageErrors++;
-      this.log_('error', 'durable storage: ' + (e instanceof Error ? e.message : String(e)));
+      this.log_('error', 'durable storage: ' + errorText(e));
     }
   }
 

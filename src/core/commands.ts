@@ -8,6 +8,7 @@ import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { Resources } from './resources';
 import type { Feed } from './wire';
+import { errorText } from './errors';
 
 export class Commands implements Job {
   wanted_ = false;
@@ -87,7 +88,7 @@ export class Commands implements Job {
       await actuator.handle(this.resources_.parseCommand_(actuator.resource, feed.raw_data), feed);
     } catch (e) {
       this.counters_.commandErrors++;
-      const message = 'command handler for resource ' + actuator.resource + ' threw: ' + (e instanceof Error ? e.message : String(e));
+      const message = 'command handler for resource ' + actuator.resource + ' threw: ' + errorText(e);
       this.counters_.lastError = message;
       this.report_('error', message);
     }

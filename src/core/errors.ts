@@ -46,6 +46,11 @@ export class FeedError extends Error {
 // trace is taken, so `String(e)` and `e.stack` start with "FeedError:".
 FeedError.prototype.name = 'FeedError';
 
+/** What a thrown value says: an Error's message, else the value as text. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** The token was refused (401 or 403): retrying with the same token will not help. */
 export function isAuthError(e: unknown): boolean {
   return e instanceof FeedError && e.kind === 'http' && (e.status === 401 || e.status === 403);

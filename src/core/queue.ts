@@ -43,6 +43,11 @@ const MAX_POOL_BYTES = 4294967295;
 
 export class SampleQueue {
   readonly capacity: number;
+  /**
+   * Bytes of typed-array memory this queue allocated: 21 per sample (29 with seq), the string pool, 60 for
+   * the text entries' ids. The texts (a 48-element array, up to 45 short strings) come on top.
+   */
+  readonly bytes: number;
   private readonly dropOldest_: boolean;
   /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
   private readonly resources_: Uint32Array;
@@ -112,6 +117,8 @@ export class SampleQueue {
     this.entryIds_ = new Uint32Array(NO_ENTRY);
     this.texts_ = [];
     for (let i = 0; i < STRING_TAG; i++) this.texts_.push('');
+    // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
+    this.bytes = o.capacity * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
   }
 
   get length(): number {
@@ -136,18 +143,6 @@ export class SampleQueue {
   /** Samples locked at the head: a request carries them. */
   get inFlight(): number {
     return this.locked_;
-  }
-
-  /**
-   * Bytes of typed-array memory this queue allocated: 21 per sample (29 with seq), the string pool, 60 for
-   * the text entries' ids. The texts (a 48-element array, up to 45 short strings) come on top.
-   */
-  get bytes(): number {
-    const seqBytes = this.seqs_ === null ? 0 : this.seqs_.byteLength;
-    return (
-      this.resources_.byteLength + this.tags_.byteLength + this.values_.byteLength + this.ats_.byteLength +
-      seqBytes + this.pool_.byteLength + this.entryIds_.byteLength
-    );
   }
 
   /**

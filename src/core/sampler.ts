@@ -19,8 +19,6 @@ export class Sampler {
   private readonly busy_: Uint8Array;
   private timer_: TimerHandle | null = null;
   private running_ = false;
-  /** Ticks skipped because the sensor's previous asynchronous read had not settled. */
-  overruns_ = 0;
   private readonly onTimer_ = (): void => {
     this.timer_ = null;
     this.tick_();
@@ -73,10 +71,7 @@ export class Sampler {
   }
 
   private read_(i: number): void {
-    if (this.busy_[i] === 1) {
-      this.overruns_++;
-      return;
-    }
+    if (this.busy_[i] === 1) return;
     let value: SampleValue | Promise<SampleValue>;
     try {
       value = this.sensors_[i].read();

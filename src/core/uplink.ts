@@ -8,7 +8,7 @@ import type { FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { SampleQueue } from './queue';
-import { FeedError } from './errors';
+import { FeedError, errorText } from './errors';
 import { retryDelay } from './backoff';
 
 /** Statuses whose answer blames elements of the body rather than the request as a whole. */
@@ -75,10 +75,6 @@ export class Uplink implements Job {
   ) {
     this.batchLimit_ = settings_.batch;
     this.lastSendAt_ = host_.now();
-  }
-
-  get busy_(): boolean {
-    return this.inFlight_;
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
@@ -212,7 +208,7 @@ export class Uplink implements Job {
     const now = this.host_.now();
     if (e === null) {
       // Not the client's typed error: a fault of the host adapter. Treat it as transient.
-      this.events_.report_('error', 'uplink: ' + describeFault(raw));
+      this.events_.report_('error', 'uplink: ' + errorText(raw));
       this.backoff_(now, -1);
       return;
     }
@@ -335,8 +331,4 @@ export class Uplink implements Job {
     this.timer_ = null;
     this.wakeAt_ = Infinity;
   }
-}
-
-function describeFault(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
