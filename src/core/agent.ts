@@ -90,7 +90,7 @@ class FeedAgent implements Agent {
   private readonly lane_: Lane;
   private readonly warned_ = new Set<number>();
   private state_: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  /** Sequence numbers matter to durable storage only, whose samples all take `intake`. */
+  /** Sequence numbers matter to durable storage only, whose samples all take `intake_`. */
   private nextSeq_ = 0;
   /** `queue.end_` once durable storage was restored: every later position is a sample accepted by this run. */
   private restoredEnd_ = 0;
@@ -192,7 +192,7 @@ class FeedAgent implements Agent {
     const known = this.known_[resource], q = this.queue_, j = q.tail_;
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
-    // it (the queue's fast lane). Everything else takes `intake`.
+    // it (the queue's fast lane). Everything else takes `intake_`.
     if (typeof value === 'number') if (value >= known?.lo_) if (value <= known.hi_) if (j < q.limit_) {
       q.tags_[j] = known.tag_;
       q.values_[j] = value;

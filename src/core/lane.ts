@@ -1,7 +1,7 @@
 // One request at a time: the uplink, command polls, keep-alive reads and the start-up lookup all share
 // this lane. On a device each open request costs a socket and, with TLS, a handshake's worth of memory.
 
-/** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
+/** A kind of work that needs the network; `wanted_` is set by its owner, cleared when the lane runs it. */
 export interface Job {
   wanted_: boolean;
   /** Never rejects. */

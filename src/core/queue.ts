@@ -5,9 +5,9 @@
 // oldest string starts at the pool's head, so removing samples from the queue's head frees pool bytes in
 // order, and an eviction behind locked samples slides the locked strings over the freed bytes.
 //
-// Samples are numbered by position since the queue was made: the oldest is at `first`, and position p
+// Samples are numbered by position since the queue was made: the oldest is at `first_`, and position p
 // lives in slot p % capacity. XS interprets every bytecode, so the agent's common case, a number of a
-// resource with a text entry, skips `push` and writes slot `tail` itself while `tail < limit` (the
+// resource with a text entry, skips `push` and writes slot `tail_` itself while `tail_ < limit_` (the
 // fast lane, see `record` in agent.ts), and encode turns such a sample into text with one lookup.
 import type { SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
@@ -49,10 +49,10 @@ export class SampleQueue {
    */
   readonly bytes: number;
   private readonly dropOldest_: boolean;
-  /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
+  /** The resource id of a sample without a text entry (the others find theirs in `entryIds_`). */
   private readonly resources_: Uint32Array;
   // The fast lane (`record` in agent.ts) queues a number of a resource with a text entry by writing
-  // `tags[tail]` (`numberTag`), `values[tail]` and `ats[tail]` and then `tail++`, while `tail < limit`.
+  // `tags_[tail_]` (`numberTag_`), `values_[tail_]` and `ats_[tail_]` and then `tail_++`, while `tail_ < limit_`.
   readonly tags_: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
   readonly values_: Float64Array;
@@ -77,13 +77,13 @@ export class SampleQueue {
   private entriesClaimed_ = 0;
   private entriesBuilt_ = 0;
   private first_ = 0;
-  /** The position of slot 0 in the pass of the ring that `tail` is on. */
+  /** The position of slot 0 in the pass of the ring that `tail_` is on. */
   private base_ = 0;
   /** The slot of the next sample (capacity once the pass is full: push starts the next one). */
   tail_ = 0;
-  /** Keeps the fast lane within the pass, short of a full queue and of `wake`'s length. */
+  /** Keeps the fast lane within the pass, short of a full queue and of `wake_`'s length. */
   limit_ = 0;
-  /** See `wake`. */
+  /** See `wake_`. */
   private wakeLength_ = 1;
   /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
   private lastSpecial_ = -1;
@@ -91,7 +91,7 @@ export class SampleQueue {
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
   private high_ = 0;
   private dropped_ = 0;
-  /** Next free pool byte; the oldest string starts `poolUsed` bytes before it (wrapping). */
+  /** Next free pool byte; the oldest string starts `poolUsed_` bytes before it (wrapping). */
   private poolTail_ = 0;
   private poolUsed_ = 0;
 

@@ -24,7 +24,7 @@ export interface Known {
    */
   lo_: number;
   hi_: number;
-  /** The queue's tag for the resource's numbers (`SampleQueue.numberTag`); -1 without one. */
+  /** The queue's tag for the resource's numbers (`SampleQueue.numberTag_`); -1 without one. */
   tag_: number;
   /** Absent until the lookup succeeded, null when the subtype's regex is unusable. */
   restriction_: Restriction | null | undefined;

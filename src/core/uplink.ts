@@ -45,7 +45,7 @@ export class Uplink implements Job {
   /** No request before this time, whatever happens: Retry-After or the auth pause. */
   private holdUntil_ = 0;
   private lastSendAt_: number;
-  /** Isolation: the first `suspect` queued samples hold at least one the service refuses (bisection). */
+  /** Isolation: the first `suspect_` queued samples hold at least one the service refuses (bisection). */
   private suspect_ = 0;
   /** Isolation: the sample at this index is the one the service named (`element N:`); -1 when none. */
   private badIndex_ = -1;
@@ -85,7 +85,7 @@ export class Uplink implements Job {
     this.schedule_();
   }
 
-  /** Stops scheduling; a request in flight still completes (see `whenIdle`). */
+  /** Stops scheduling; a request in flight still completes (see `whenIdle_`). */
   end_(): void {
     this.stopped_ = true;
     this.cancelTimer_();
@@ -103,7 +103,7 @@ export class Uplink implements Job {
     });
   }
 
-  /** Called after a sample was queued, when `watch` asked for it. */
+  /** Called after a sample was queued, when `watch_` asked for it. */
   queued_(): void {
     if (!this.inFlight_ && (this.timer_ === null || this.queue_.length >= this.batchLimit_)) this.schedule_();
   }
