@@ -19,25 +19,17 @@ import { Sampler } from './sampler';
 import { Uplink } from './uplink';
 import { checkInput } from './validate';
 
-export interface AgentStats {
+/** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
+export interface AgentStats extends Counters {
   queued: number;
   capacity: number;
   highWater: number;
+  /** Samples that passed the checks and entered the queue in this run. */
   accepted: number;
-  sent: number;
-  batches: number;
-  requests: number;
-  retries: number;
+  /** Samples lost to a full queue, counted exactly. */
   droppedOverflow: number;
-  rejectedInvalid: number;
-  setAside: number;
-  ambiguous: number;
-  commands: number;
-  commandErrors: number;
-  storageErrors: number;
   /** Age of the oldest queued sample in ms; -1 when the queue is empty. */
   oldestAgeMs: number;
-  lastError: string | null;
   /** The service refuses the token: nothing is sent until it accepts it again. */
   authPaused: boolean;
   /** Current batch size (halved by 413 answers). */
@@ -215,17 +207,8 @@ class FeedAgent implements Agent {
       capacity: this.queue_.capacity,
       highWater: this.queue_.highWater,
       accepted: this.queue_.end_ - this.restoredEnd_,
-      sent: c.sent,
-      batches: c.batches,
-      requests: c.requests,
-      retries: c.retries,
       droppedOverflow: this.queue_.droppedOverflow,
-      rejectedInvalid: c.rejectedInvalid,
-      setAside: c.setAside,
-      ambiguous: c.ambiguous,
-      commands: c.commands,
-      commandErrors: c.commandErrors,
-      storageErrors: c.storageErrors,
+      ...c,
       oldestAgeMs: oldest < 0 ? -1 : this.host_.now() - oldest,
       lastError: c.lastError === null ? null : this.scrub_(c.lastError),
       authPaused: this.uplink_.authPaused_,
