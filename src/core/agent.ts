@@ -98,7 +98,8 @@ class FeedAgent implements Agent {
     const sensors = config_.sensors ?? [];
     const actuators = config_.actuators ?? [];
     this.queue_ = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host_.storage !== undefined });
-    this.client_ = new FeedClient((req) => host_.request(req), {
+    // Every request of every part passes here: the one place that counts them.
+    this.client_ = new FeedClient((req) => (this.counters_.requests++, host_.request(req)), {
       baseUrl: config_.url,
       publicKey: config_.publicKey,
       token: config_.token,
@@ -135,7 +136,6 @@ class FeedAgent implements Agent {
   async start(): Promise<void> {
     if (this.state_ !== 'new') throw new Error('the agent was started already');
     this.restore_();
-    this.counters_.requests++;
     try {
       await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
       this.learnt_();
@@ -308,7 +308,6 @@ class FeedAgent implements Agent {
 
   private async lookup_(): Promise<void> {
     if (this.state_ !== 'running') return;
-    this.counters_.requests++;
     try {
       await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
       this.learnt_();

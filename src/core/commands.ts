@@ -61,7 +61,6 @@ export class Commands implements Job {
       which.push(i);
     }
     if (ids.length === 0) return;
-    this.counters_.requests++;
     let feeds: (Feed | null)[];
     try {
       feeds = await this.client_.lastFeeds(ids, { silent: true });

@@ -4,7 +4,7 @@ export interface Counters {
   sent: number;
   /** Operation-4 requests that were answered with success. */
   batches: number;
-  /** HTTP requests made, of every kind. */
+  /** HTTP requests made, of every kind (counted where the client hands them to the host). */
   requests: number;
   /** Transient failures that were retried. */
   retries: number;

@@ -46,7 +46,6 @@ export class KeepAlive implements Job {
 
   async run_(): Promise<void> {
     if (!this.running_) return;
-    this.counters_.requests++;
     try {
       await this.client_.getResources(this.ids_);
       this.seen_();

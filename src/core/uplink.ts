@@ -145,7 +145,6 @@ export class Uplink implements Job {
     this.watch_();
     this.queue_.lock(n);
     const body = this.queue_.encode(0, n);
-    this.counters_.requests++;
     let rejected: readonly { index: number; reason: string }[] | null = null;
     let error: unknown = null;
     try {
