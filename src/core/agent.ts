@@ -4,7 +4,7 @@ import type { Host, LogLevel, QueueStorage, SampleValue } from './host';
 import type { AgentConfig, UplinkConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
-import { FeedError, errorText } from './errors';
+import { FeedError, errorText, redact } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
@@ -352,9 +352,8 @@ class FeedAgent implements Agent {
     this.host_.log?.(level, this.scrub_(message));
   }
 
-  /** No message leaves the agent with the token in it. */
+  /** No message leaves the agent with the token in it (nor any bearer credential). */
   private scrub_(text: string): string {
-    const token = this.config_.token;
-    return token.length >= 4 && text.indexOf(token) >= 0 ? text.split(token).join('[token]') : text;
+    return redact(text, this.config_.token);
   }
 }

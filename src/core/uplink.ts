@@ -8,7 +8,7 @@ import type { FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { SampleQueue } from './queue';
-import { FeedError, errorText } from './errors';
+import { FeedError, errorText, isAuthError } from './errors';
 import { retryDelay } from './backoff';
 
 /** Statuses whose answer blames elements of the body rather than the request as a whole. */
@@ -242,7 +242,7 @@ export class Uplink implements Job {
       return;
     }
     // 401/403, or an answer that blames the request as a whole: keep every sample, try again rarely.
-    this.authPaused_ = e.status === 401 || e.status === 403;
+    this.authPaused_ = isAuthError(e);
     this.holdUntil_ = now + this.settings_.authRetryMs;
     this.retrying_ = true;
     this.events_.report_('error', 'uplink paused: ' + e.message);
