@@ -1,7 +1,7 @@
 // The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
 // keeps presence alive. It owns the order of start and stop and is the only place parts meet.
 import type { Host, LogLevel, QueueStorage, SampleValue } from './host';
-import type { AgentConfig, UplinkConfig } from './config';
+import type { AgentConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
 import { FeedError, errorText, redact } from './errors';
@@ -68,7 +68,6 @@ export function createAgent(host: Host, config: AgentConfig): Agent {
 
 class FeedAgent implements Agent {
   private readonly counters_: Counters = createCounters();
-  private readonly settings_: UplinkConfig;
   private readonly queue_: SampleQueue;
   private readonly client_: FeedClient;
   private readonly resources_: Resources;
@@ -93,8 +92,7 @@ class FeedAgent implements Agent {
     private readonly host_: Host,
     private readonly config_: AgentConfig,
   ) {
-    this.settings_ = uplinkSettings(config_);
-    const s = this.settings_;
+    const s = uplinkSettings(config_);
     const sensors = config_.sensors ?? [];
     const actuators = config_.actuators ?? [];
     this.queue_ = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host_.storage !== undefined });
@@ -136,17 +134,14 @@ class FeedAgent implements Agent {
   async start(): Promise<void> {
     if (this.state_ !== 'new') throw new Error('the agent was started already');
     this.restore_();
-    try {
-      await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
-      this.learnt_();
-    } catch (e) {
-      if (e instanceof MissingResourceError || (e instanceof FeedError && !e.retryable)) {
-        this.state_ = 'stopped';
-        this.host_.storage?.close?.();
-        throw e instanceof MissingResourceError ? new ConfigError([e.message]) : e;
-      }
-      this.counters_.lastError = (e as Error).message;
-      this.log_('warn', 'resource lookup failed, sampling anyway and retrying: ' + (e as Error).message);
+    const failure = await this.lookupOnce_();
+    if (failure instanceof MissingResourceError || (failure instanceof FeedError && !failure.retryable)) {
+      this.state_ = 'stopped';
+      this.host_.storage?.close?.();
+      throw failure instanceof MissingResourceError ? new ConfigError([failure.message]) : failure;
+    }
+    if (failure !== null) {
+      this.log_('warn', 'resource lookup failed, sampling anyway and retrying: ' + errorText(failure));
       this.armLookup_();
     }
     this.state_ = 'running';
@@ -306,16 +301,28 @@ class FeedAgent implements Agent {
     this.checkpoint_();
   }
 
+  /** The lookup job, after a start that could not reach the service: retried until it is answered. */
   private async lookup_(): Promise<void> {
     if (this.state_ !== 'running') return;
+    const failure = await this.lookupOnce_();
+    if (failure === null) {
+      this.log_('info', 'resource lookup succeeded');
+      return;
+    }
+    const missing = failure instanceof MissingResourceError;
+    this.log_(missing ? 'error' : 'warn', 'resource lookup: ' + errorText(failure));
+    if (!missing) this.armLookup_();
+  }
+
+  /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */
+  private async lookupOnce_(): Promise<unknown> {
     try {
       await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
       this.learnt_();
-      this.log_('info', 'resource lookup succeeded');
+      return null;
     } catch (e) {
-      this.counters_.lastError = (e as Error).message;
-      this.log_(e instanceof MissingResourceError ? 'error' : 'warn', 'resource lookup: ' + (e as Error).message);
-      if (!(e instanceof MissingResourceError)) this.armLookup_();
+      this.counters_.lastError = errorText(e);
+      return e;
     }
   }
 

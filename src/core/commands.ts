@@ -65,8 +65,8 @@ export class Commands implements Job {
     try {
       feeds = await this.client_.lastFeeds(ids, { silent: true });
     } catch (e) {
-      this.counters_.lastError = (e as Error).message;
-      this.report_('warn', 'command poll: ' + (e as Error).message);
+      this.counters_.lastError = errorText(e);
+      this.report_('warn', 'command poll: ' + errorText(e));
       this.arm_();
       return;
     }

@@ -5,6 +5,7 @@ import type { Host, TimerHandle } from './host';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
+import { errorText } from './errors';
 
 export class KeepAlive implements Job {
   wanted_ = false;
@@ -50,8 +51,8 @@ export class KeepAlive implements Job {
       await this.client_.getResources(this.ids_);
       this.seen_();
     } catch (e) {
-      this.counters_.lastError = (e as Error).message;
-      this.report_('warn', 'keep-alive read: ' + (e as Error).message);
+      this.counters_.lastError = errorText(e);
+      this.report_('warn', 'keep-alive read: ' + errorText(e));
       // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
       this.lastPresenceAt_ = this.host_.now() - this.intervalMs_ + Math.ceil(this.intervalMs_ / 4);
     }
