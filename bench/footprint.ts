@@ -2,7 +2,6 @@
 // (16 bytes each on the device) and XS's compute count, each beside the naive way of doing the same.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { DEVICE, GAUGES } from '../test/scenarios/seed';
 import type { Command } from '../test/scenarios/protocol';
 import { withBackend } from '../test/support/scenario-backend';
@@ -36,24 +35,11 @@ async function scriptSlots(script: string): Promise<number> {
 const args = (...values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(',');
 
 /**
- * The core as one minified ES2020 script (bundleForXs's options), with the names of internal members
- * (those ending in `_`, docs/xs.md) shortened as a minifier can only do for names it knows are private.
+ * The core as one minified ES2020 script, with the names of internal members (those ending in `_`,
+ * docs/xs.md) shortened as a minifier can only do for names it knows are private.
  */
-async function minifiedCore(): Promise<string> {
-  const result = await build({
-    entryPoints: [CORE_ENTRY],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    target: 'es2020',
-    platform: 'neutral',
-    minify: true,
-    mangleProps: /_$/,
-    globalName: 'FeedAgentCore',
-    legalComments: 'none',
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0].text;
+function minifiedCore(): Promise<string> {
+  return bundleForXs(CORE_ENTRY, { minify: true, mangleProps: /_$/, globalName: 'FeedAgentCore' });
 }
 
 export async function benchFootprint(): Promise<BenchSection> {

@@ -20,9 +20,10 @@ export type CommandHandler = (message: unknown) => Promise<unknown>;
 
 /**
  * Bundles `entry` into one script XS can evaluate: no modules, ES2020, nothing of Node. With
- * `globalName`, the entry's exports stay reachable as that global (otherwise only its side effects do).
+ * `globalName`, the entry's exports stay reachable as that global (otherwise only its side effects do);
+ * `mangleProps` lets the minifier shorten the property names it matches.
  */
-export async function bundleForXs(entry: string, options: { minify?: boolean; globalName?: string } = {}): Promise<string> {
+export async function bundleForXs(entry: string, options: { minify?: boolean; globalName?: string; mangleProps?: RegExp } = {}): Promise<string> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -32,6 +33,7 @@ export async function bundleForXs(entry: string, options: { minify?: boolean; gl
     platform: 'neutral',
     minify: options.minify ?? false,
     globalName: options.globalName,
+    mangleProps: options.mangleProps,
     legalComments: 'none',
     logLevel: 'silent',
   });
