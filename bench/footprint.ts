@@ -32,8 +32,6 @@ async function scriptSlots(script: string): Promise<number> {
   }
 }
 
-const args = (...values: unknown[]): string => values.map((v) => JSON.stringify(v)).join(',');
-
 /**
  * The core as one minified ES2020 script, with the names of internal members (those ending in `_`,
  * docs/xs.md) shortened as a minifier can only do for names it knows are private.
@@ -58,7 +56,7 @@ export async function benchFootprint(): Promise<BenchSection> {
       const queued = await worker.call('footprint.fill', GAUGES, QUEUE);
       if (queued !== QUEUE) throw new Error('the agent queued ' + String(queued) + ' samples, not ' + QUEUE);
       const filled = await liveSlots(worker);
-      await worker.evaluate('footprint.naiveFill(' + args(GAUGES, QUEUE) + ')');
+      await worker.invoke('footprint.naiveFill', GAUGES, QUEUE);
       const naiveFilled = await liveSlots(worker);
       // The started agent queued one reading per sensor; the fill added the rest.
       const startedQueue = GAUGES.length;
@@ -67,8 +65,8 @@ export async function benchFootprint(): Promise<BenchSection> {
       figures['xs.baselineSlotsPerQueuedSample'] = round((naiveFilled - filled) / QUEUE);
 
       await worker.call('footprint.prepareCompute', device, COMPUTE_SAMPLES);
-      const agent = await worker.evaluate('footprint.compute(' + args(GAUGES, COMPUTE_SAMPLES) + ')');
-      const naive = await worker.evaluate('footprint.naiveCompute(' + args(GAUGES, COMPUTE_SAMPLES) + ')');
+      const agent = await worker.invoke('footprint.compute', GAUGES, COMPUTE_SAMPLES);
+      const naive = await worker.invoke('footprint.naiveCompute', GAUGES, COMPUTE_SAMPLES);
       if ((await worker.call('footprint.sameBody')) !== true) throw new Error('the agent and the naive path encoded different bodies');
       figures['xs.computePerSample'] = round(agent.meter.compute / COMPUTE_SAMPLES);
       figures['xs.baselineComputePerSample'] = round(naive.meter.compute / COMPUTE_SAMPLES);

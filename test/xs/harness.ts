@@ -87,9 +87,14 @@ export class XsWorker {
     return { reply: decoder.decode(reply), meter: { currentHeapCount, compute } };
   }
 
-  /** Evaluates a call to a global the bundle defined that answers with `settled()`; rejects with its error. */
+  /** Evaluates a call to a global the bundle defined, its arguments given as JSON; resolves as `evaluate` does. */
+  invoke(fn: string, ...args: unknown[]): Promise<{ reply: string; meter: Meter }> {
+    return this.evaluate(fn + '(' + args.map((a) => JSON.stringify(a)).join(',') + ')');
+  }
+
+  /** Invokes a global that answers with `settled()`; resolves with its value, rejects with its error. */
   async call(fn: string, ...args: unknown[]): Promise<unknown> {
-    const { reply } = await this.evaluate(fn + '(' + args.map((a) => JSON.stringify(a)).join(',') + ')');
+    const { reply } = await this.invoke(fn, ...args);
     if (reply === '') throw new Error(fn + ' did not settle: the XS run loop went idle with the work unfinished');
     const outcome = JSON.parse(reply) as { ok?: unknown; error?: string };
     if (outcome.error !== undefined) throw new Error(outcome.error);
