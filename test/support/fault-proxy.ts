@@ -39,14 +39,6 @@ export interface FaultRule {
   action: FaultAction;
 }
 
-/** One request the proxy saw. `forwarded`: the service received it. */
-export interface ProxyRecord {
-  tag: string | null;
-  op: Operation;
-  action: FaultAction['do'];
-  forwarded: boolean;
-}
-
 /** A feed the service answered 200 for (operation 3 or 4), in the order the service created them. */
 export type StoredFeed = Pick<CreatedFeed, 'id_resource_feed' | 'id_resource' | 'raw_data'>;
 
@@ -54,10 +46,11 @@ export type StoredFeed = Pick<CreatedFeed, 'id_resource_feed' | 'id_resource' | 
 export const TAG_HEADER = 'x-test-request';
 
 interface Fate {
+  /** The service received it. */
   forwarded: boolean;
-  /** Resolves with `forwarded` once the proxy decides never to answer. */
-  held: Promise<boolean>;
-  hold: (forwarded: boolean) => void;
+  /** Resolves once the proxy decides never to answer. */
+  held: Promise<void>;
+  hold: () => void;
 }
 
 interface Upstream {
@@ -67,7 +60,6 @@ interface Upstream {
 }
 
 export class FaultProxy {
-  readonly records: ProxyRecord[] = [];
   readonly stored: StoredFeed[] = [];
   private rules: (FaultRule & { left: number })[] = [];
   private fates = new Map<string, Fate>();
@@ -119,8 +111,8 @@ export class FaultProxy {
   fate(tag: string): Fate {
     let fate = this.fates.get(tag);
     if (fate === undefined) {
-      let hold!: (forwarded: boolean) => void;
-      const held = new Promise<boolean>((resolve) => (hold = resolve));
+      let hold!: () => void;
+      const held = new Promise<void>((resolve) => (hold = resolve));
       fate = { forwarded: false, held, hold };
       this.fates.set(tag, fate);
     }
@@ -134,7 +126,7 @@ export class FaultProxy {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
-    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.setDown(true);
   }
 
   private async listen(): Promise<void> {
@@ -165,17 +157,13 @@ export class FaultProxy {
     const fate = tag === null ? null : this.fate(tag);
     const op = operationOf(req.method ?? 'GET', req.url ?? '/');
     const action = this.take(op, body);
-    const record: ProxyRecord = { tag, op, action: action.do, forwarded: false };
-    this.records.push(record);
 
     const forward = async (sent: string = body): Promise<Upstream> => {
-      record.forwarded = true;
       if (fate !== null) fate.forwarded = true;
       const answer = await this.forward(req, sent);
       if (answer.status === 200) this.keepStored(op, answer.body);
       return answer;
     };
-    const hold = (forwarded: boolean): void => fate?.hold(forwarded);
 
     switch (action.do) {
       case 'pass':
@@ -191,7 +179,7 @@ export class FaultProxy {
         return;
       case 'hold':
         if (action.after) await forward();
-        hold(action.after);
+        fate?.hold();
         return;
       case 'failed':
         return answer(res, 200, await this.partial(body, action.indices, forward));
