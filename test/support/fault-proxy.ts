@@ -274,7 +274,8 @@ function relay(res: http.ServerResponse, upstream: Upstream): void {
   answer(res, upstream.status, upstream.body, typeof retryAfter === 'string' ? retryAfter : undefined);
 }
 
-function readBody(stream: http.IncomingMessage): Promise<string> {
+/** The whole body of a request or response, as UTF-8 text. */
+export function readBody(stream: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -3,15 +3,14 @@
 // directly, the XS harness answers the worker's issueCommand with it.
 import http from 'node:http';
 import { startService } from '../../src/service';
+import type { RunningService } from '../../src/service';
 import type { HttpRequest } from '../../src/core/host';
 import type { Answers, Command, HttpOutcome, Link } from '../scenarios/protocol';
 import { DEVICE, SCENARIO_SEED, SERVICE_EPOCH_MS } from '../scenarios/seed';
-import { FaultProxy, TAG_HEADER } from './fault-proxy';
+import { FaultProxy, TAG_HEADER, readBody } from './fault-proxy';
 
 /** Real time a request may take before the harness calls it a fault of its own (the service is local). */
 const REAL_LIMIT_MS = 10_000;
-
-type Service = Awaited<ReturnType<typeof startService>>;
 
 export class ScenarioBackend {
   /** Problems of the harness itself (not of the agent); a runner fails the scenario when there are any. */
@@ -21,7 +20,7 @@ export class ScenarioBackend {
   private held = new Map<string, http.ClientRequest>();
 
   private constructor(
-    private readonly service: Service,
+    private readonly service: RunningService,
     readonly proxy: FaultProxy,
   ) {}
 
@@ -89,18 +88,11 @@ export class ScenarioBackend {
     const lost = (error: Error): HttpOutcome => ({ kind: 'network', message: error.message, maybeDelivered: fate.forwarded });
     const answered = new Promise<HttpOutcome>((resolve) => {
       out.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => resolve(lost(error)));
-        res.on('end', () => {
-          const retryAfter = res.headers['retry-after'];
-          resolve({
-            kind: 'response',
-            status: res.statusCode ?? 0,
-            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-            body: Buffer.concat(chunks).toString('utf8'),
-          });
-        });
+        const retryAfter = res.headers['retry-after'];
+        readBody(res).then(
+          (body) => resolve({ kind: 'response', status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body }),
+          (error: Error) => resolve(lost(error)),
+        );
       });
       out.on('error', (error) => resolve(lost(error)));
     });
