@@ -1,4 +1,5 @@
 // A few assertions that run on any engine: vitest's expect does not exist inside the XS worker.
+import { errorText } from '../../src/core/errors';
 
 export class AssertionError extends Error {
   override name = 'AssertionError';
@@ -28,7 +29,7 @@ export async function rejects(promise: Promise<unknown>, what: string): Promise<
   try {
     await promise;
   } catch (e) {
-    return e instanceof Error ? e.message : String(e);
+    return errorText(e);
   }
   throw new AssertionError(what + ': expected a rejection, but it resolved');
 }

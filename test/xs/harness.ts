@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { errorText } from '../../src/core/errors';
 
 /** The worker's meters after an evaluation: live slots and XS's compute count. */
 export interface Meter {
@@ -63,7 +64,7 @@ export class XsWorker {
         try {
           reply = { ok: await self!.onCommand(JSON.parse(decoder.decode(message))) };
         } catch (e) {
-          reply = { error: e instanceof Error ? e.message : String(e) };
+          reply = { error: errorText(e) };
         }
         return encoder.encode(JSON.stringify(reply));
       },

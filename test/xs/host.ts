@@ -1,6 +1,7 @@
 // The XS side of the harness, bundled into the worker: how a scenario's commands reach Node (the worker's
 // synchronous issueCommand) and how a result gets back out of an evaluation. The Host the agent runs on
 // is the scenario context's (test/scenarios/context.ts): virtual timers, requests through this link.
+import { errorText } from '../../src/core/errors';
 import type { Answers, Command, Link } from '../scenarios/protocol';
 
 // Globals of the xsnap worker.
@@ -31,7 +32,7 @@ export function settled(work: Promise<unknown>): { result?: ArrayBuffer } {
   };
   work.then(
     (ok) => put({ ok: ok === undefined ? null : ok }),
-    (e) => put({ error: e instanceof Error ? e.message : String(e) }),
+    (e) => put({ error: errorText(e) }),
   );
   return box;
 }
