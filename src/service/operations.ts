@@ -7,8 +7,8 @@ import type { FeedInput, InputValue } from '../core/wire';
 import { MESSAGE_FEED_CREATED } from '../core/wire';
 import { HttpError, successBody } from './http';
 import { batchBody, batchElement, feedBody } from './parse';
-import { createdFeedRecord, feedRecord, resourceRecord } from './records';
-import type { DeviceEntry, FeedRow, ResourceEntry, Store } from './store';
+import { createdFeedRecord, resourceRecord } from './records';
+import type { DeviceEntry, ResourceEntry, Store } from './store';
 
 export interface Context {
   store: Store;
@@ -38,12 +38,12 @@ export function getResources(ctx: Context, ids: number[]): string {
 
 /** Operation 5. */
 export function firstFeeds(ctx: Context, ids: number[]): string {
-  return readEach(ctx, ids, false, (id) => feedOrNull(ctx.store.firstFeed(id)));
+  return readEach(ctx, ids, false, (id) => ctx.store.firstFeed(id) ?? null);
 }
 
 /** Operation 6. */
 export function lastFeeds(ctx: Context, ids: number[]): string {
-  return readEach(ctx, ids, false, (id) => feedOrNull(ctx.store.lastFeed(id)));
+  return readEach(ctx, ids, false, (id) => ctx.store.lastFeed(id) ?? null);
 }
 
 /** Operation 3; `bodyBytes` is the size of the whole request body (its outgoing usage). */
@@ -147,8 +147,4 @@ function owned(ctx: Context, id: number, prefix: string): ResourceEntry {
 function check(input: InputValue, resource: ResourceEntry, prefix: string): void {
   const problem = checkInput(input, resource.subtype.restriction);
   if (problem !== null) throw new HttpError(422, `${prefix}resource ${resource.id}: ${problem}`);
-}
-
-function feedOrNull(row: FeedRow | undefined): unknown {
-  return row === undefined ? null : feedRecord(row);
 }

@@ -1,8 +1,8 @@
 // The records of the interface (§2.2-2.4) built from stored rows, with their fields in the interface's
 // order; presence (is_alive / is_dead) is computed here, at read time.
-import type { CreatedFeed, Feed, InputValue, Resource, Subtype } from '../core/wire';
+import type { CreatedFeed, InputValue, Resource, Subtype } from '../core/wire';
 import { isAlive } from './presence';
-import type { FeedRow, ResourceRow } from './store';
+import type { ResourceRow } from './store';
 import { timestamp } from './time';
 
 export function resourceRecord(row: ResourceRow, subtype: Subtype, nowMs: number): Resource {
@@ -29,19 +29,14 @@ export function resourceRecord(row: ResourceRow, subtype: Subtype, nowMs: number
     last_feed:
       row.id_last_feed === null
         ? null
-        : feedRecord({
+        : {
             id_resource_feed: row.id_last_feed,
             id_resource: row.id_resource,
             raw_data: row.last_raw_data!,
             created_at: row.last_created_at!,
-          }),
+          },
     data_format: [],
   };
-}
-
-/** A feed as read (operations 1, 2, 5, 6). */
-export function feedRecord(row: FeedRow): Feed {
-  return { id_resource_feed: row.id_resource_feed, id_resource: row.id_resource, raw_data: row.raw_data, created_at: row.created_at };
 }
 
 /** A feed as created (operations 3, 4): the order of §4.3, and `raw_data` is the input as sent. */

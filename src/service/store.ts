@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { compileRestriction } from '../core/validate';
 import type { Restriction } from '../core/validate';
-import type { Resource, Subtype } from '../core/wire';
+import type { Feed, Resource, Subtype } from '../core/wire';
 import { tokenDigest } from './auth';
 import { SeedError } from './seed';
 import type { Seed } from './seed';
@@ -38,13 +38,6 @@ export type ResourceRow = Omit<
   last_raw_data: string | null;
   last_created_at: string | null;
 };
-
-export interface FeedRow {
-  id_resource_feed: number;
-  id_resource: number;
-  raw_data: string;
-  created_at: string;
-}
 
 /** What one request does to one resource, applied in one statement. */
 export interface Touch {
@@ -166,10 +159,11 @@ export class Store {
           r.created_at, r.updated_at, r.active, f.raw_data AS last_raw_data, f.created_at AS last_created_at
         FROM resources r LEFT JOIN feeds f ON f.id_resource_feed = r.id_last_feed
         WHERE r.id_resource = ?`),
-      firstFeed: db.prepare<[number], FeedRow>(`
+      // Both select a feed's columns in the order of the interface (§2.4): a row is the record as read.
+      firstFeed: db.prepare<[number], Feed>(`
         SELECT f.id_resource_feed, f.id_resource, f.raw_data, f.created_at
         FROM resources r JOIN feeds f ON f.id_resource_feed = r.id_first_feed WHERE r.id_resource = ?`),
-      lastFeed: db.prepare<[number], FeedRow>(`
+      lastFeed: db.prepare<[number], Feed>(`
         SELECT f.id_resource_feed, f.id_resource, f.raw_data, f.created_at
         FROM resources r JOIN feeds f ON f.id_resource_feed = r.id_last_feed WHERE r.id_resource = ?`),
     };
@@ -233,11 +227,11 @@ export class Store {
     return this.statements.resource.get(id);
   }
 
-  firstFeed(resource: number): FeedRow | undefined {
+  firstFeed(resource: number): Feed | undefined {
     return this.statements.firstFeed.get(resource);
   }
 
-  lastFeed(resource: number): FeedRow | undefined {
+  lastFeed(resource: number): Feed | undefined {
     return this.statements.lastFeed.get(resource);
   }
 
