@@ -1,10 +1,9 @@
 // Commands: a feed another client creates on an actuator's resource (operation 3) reaches its handler
 // once, parsed for the subtype, never twice; the feed already there at start only with applyCurrent.
-import { createAgent } from '../../src/core';
 import type { ActuatorConfig, SampleValue } from '../../src/core';
 import { equal, ok } from './assert';
 import type { ScenarioContext } from './context';
-import { agentConfig, settle, start } from './helpers';
+import { settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -17,8 +16,7 @@ function actuator(resource: number, applyCurrent?: boolean): { config: ActuatorC
 }
 
 async function runAgent(ctx: ScenarioContext, actuators: ActuatorConfig[], ms: number): Promise<number> {
-  const agent = createAgent(ctx.host, agentConfig(ctx, { actuators }));
-  await start(ctx, agent);
+  const agent = await startAgent(ctx, { actuators });
   await ctx.clock.advance(ms);
   return (await settle(ctx, agent.stop())).commands;
 }
@@ -29,8 +27,7 @@ export const commandScenarios: Scenario[] = [
     async run(ctx) {
       const relay = actuator(R.relay);
       const mode = actuator(R.mode);
-      const agent = createAgent(ctx.host, agentConfig(ctx, { actuators: [relay.config, mode.config] }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { actuators: [relay.config, mode.config] });
       await ctx.clock.advance(2_500);
       equal([relay.calls, mode.calls], [[], []], 'calls before any command');
       await ctx.service.create(R.relay, 1);
@@ -72,8 +69,7 @@ export const commandScenarios: Scenario[] = [
           if (calls.length === 1) throw new Error('relay stuck');
         },
       };
-      const agent = createAgent(ctx.host, agentConfig(ctx, { actuators: [failing] }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { actuators: [failing] });
       await ctx.service.create(R.relay, 1);
       await ctx.clock.advance(3_000);
       await ctx.service.create(R.relay, 0);

@@ -1,10 +1,9 @@
 // Nothing accepted is lost: two sensors through a run of every fault the proxy can inject, then stop
 // with flush. The service holds every reading, in order per resource, repeated only as often as the
 // agent counted outcomes unknown.
-import { createAgent } from '../../src/core';
 import type { FaultAction } from '../support/fault-proxy';
 import { atLeast, atMost, equal, ok } from './assert';
-import { agentConfig, counter, holdsInOrder, settle, start } from './helpers';
+import { counter, holdsInOrder, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -25,11 +24,10 @@ export const deliveryScenarios: Scenario[] = [
     async run(ctx) {
       const a = counter(R.counterA, 700);
       const b = counter(R.counterB, 1_100, 1_000_000);
-      const agent = createAgent(
-        ctx.host,
-        agentConfig(ctx, { sensors: [a.sensor, b.sensor], uplink: { batch: 20, flushMs: 3_000, timeoutMs: 4_000, backoffBaseMs: 500, backoffCapMs: 8_000 } }),
-      );
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, {
+        sensors: [a.sensor, b.sensor],
+        uplink: { batch: 20, flushMs: 3_000, timeoutMs: 4_000, backoffBaseMs: 500, backoffCapMs: 8_000 },
+      });
       // Every fault, each followed by a request that passes.
       await ctx.faults(...FAULTS.flatMap((action) => [{ op: 'create' as const, action }, { op: 'create' as const, action: { do: 'pass' as const } }]));
       await ctx.clock.advance(90_000);

@@ -1,9 +1,8 @@
 // Each failure class of operation 4: what the agent counts, when it tries again, and what the service
 // ends up holding (everything, and repeats only after an unknown outcome).
-import { createAgent } from '../../src/core';
 import type { FaultAction } from '../support/fault-proxy';
 import { atLeast, atMost, equal, ok } from './assert';
-import { agentConfig, creates, drained, holdsInOrder, recordRun, settle, start } from './helpers';
+import { creates, drained, holdsInOrder, recordRun, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -15,8 +14,7 @@ function lostAnswer(name: string, action: FaultAction, outcome: 'timeout' | 'net
   return {
     name,
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { timeoutMs: 5_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { timeoutMs: 5_000 } });
       await ctx.faults({ op: 'create', action });
       const values = recordRun(agent, R.counterA, 1, 5);
       equal(await settle(ctx, agent.flush()), false, 'flush() result');
@@ -38,8 +36,7 @@ export const failureScenarios: Scenario[] = [
   {
     name: 'failure: refused connections are retried until the service is back',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { flushMs: 1_000 } });
       await ctx.down(true);
       const values = recordRun(agent, R.counterA, 1, 5);
       equal(await settle(ctx, agent.flush()), false, 'flush() while the service is unreachable');
@@ -64,8 +61,7 @@ export const failureScenarios: Scenario[] = [
   {
     name: 'failure: 5xx is retried with jittered exponential backoff',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1, backoffBaseMs: 1_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { flushMs: 1, backoffBaseMs: 1_000 } });
       await ctx.faults({ op: 'create', times: 2, action: { do: 'status', status: 503 } });
       const values = recordRun(agent, R.counterA, 1, 5);
       await drained(ctx, agent);
@@ -82,8 +78,7 @@ export const failureScenarios: Scenario[] = [
   {
     name: 'failure: 429 Retry-After is honoured, flush() included',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { flushMs: 1 } });
       await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '20' } });
       const values = recordRun(agent, R.counterA, 1, 5);
       await ctx.clock.advance(5_000);
@@ -99,8 +94,7 @@ export const failureScenarios: Scenario[] = [
   {
     name: 'failure: 413 halves the batch',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { batch: 40 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { batch: 40 } });
       await ctx.faults({ op: 'create', action: { do: 'status', status: 413 } });
       const values = recordRun(agent, R.counterA, 1, 40);
       await drained(ctx, agent);
@@ -113,8 +107,7 @@ export const failureScenarios: Scenario[] = [
   {
     name: 'failure: 401 pauses sending until the token is accepted again',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { flushMs: 1, authRetryMs: 60_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { flushMs: 1, authRetryMs: 60_000 } });
       await ctx.faults({ op: 'create', always: true, action: { do: 'status', status: 401, message: 'the token is not this device\'s' } });
       const values = recordRun(agent, R.counterA, 1, 5);
       equal(await settle(ctx, agent.flush()), false, 'flush() with a refused token');

@@ -1,7 +1,6 @@
 // Each flush trigger on its own: batch full, flushMs, maxLatencyMs, flush(), stop({flush: true}).
-import { createAgent } from '../../src/core';
 import { equal, ok } from './assert';
-import { agentConfig, counter, creates, holdsInOrder, recordRun, settle, start } from './helpers';
+import { counter, creates, holdsInOrder, recordRun, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -9,8 +8,7 @@ export const flushScenarios: Scenario[] = [
   {
     name: 'flush: a full batch leaves at once, a partial one waits',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { batch: 10 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { batch: 10 } });
       await ctx.clock.advance(1_000);
       const values = recordRun(agent, R.counterA, 1, 19);
       await ctx.clock.advance(0);
@@ -26,8 +24,7 @@ export const flushScenarios: Scenario[] = [
     name: 'flush: flushMs sends a partial batch on schedule',
     async run(ctx) {
       const a = counter(R.counterA, 1_000);
-      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor], uplink: { flushMs: 5_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { sensors: [a.sensor], uplink: { flushMs: 5_000 } });
       await ctx.clock.advance(15_500);
       equal(creates(ctx).map((r) => r.t), [5_000, 10_000, 15_000], 'times of the operation-4 requests');
       ok(creates(ctx).every((r) => r.elements >= 5 && r.elements <= 6), 'each carries the 5 or 6 samples of its period');
@@ -39,8 +36,7 @@ export const flushScenarios: Scenario[] = [
     name: 'flush: maxLatencyMs bounds the wait of the oldest sample',
     async run(ctx) {
       const a = counter(R.counterA, 10_000);
-      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor], uplink: { flushMs: 60_000, maxLatencyMs: 3_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { sensors: [a.sensor], uplink: { flushMs: 60_000, maxLatencyMs: 3_000 } });
       await ctx.clock.advance(25_000);
       equal(creates(ctx).map((r) => [r.t, r.elements]), [[3_000, 1], [13_000, 1], [23_000, 1]], 'operation-4 requests [t, elements]');
       await settle(ctx, agent.stop({ flush: true }));
@@ -50,8 +46,7 @@ export const flushScenarios: Scenario[] = [
   {
     name: 'flush: flush() sends what is queued now',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx);
       const values = recordRun(agent, R.counterB, 100, 7);
       equal(await settle(ctx, agent.flush()), true, 'flush() result');
       equal(creates(ctx).map((r) => [r.t, r.elements]), [[0, 7]], 'operation-4 requests [t, elements]');
@@ -67,8 +62,7 @@ export const flushScenarios: Scenario[] = [
   {
     name: 'flush: stop({flush: true}) delivers the whole queue in batches',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { batch: 10 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { batch: 10 } });
       const values = recordRun(agent, R.counterA, 1, 25);
       const stats = await settle(ctx, agent.stop({ flush: true }));
       equal([stats.queued, stats.sent, stats.batches], [0, 25, 3], '[queued, sent, batches]');

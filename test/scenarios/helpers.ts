@@ -1,5 +1,6 @@
 // What several scenarios share: an agent configuration whose flush triggers are off unless a scenario
-// turns one on, counting sensors, waiting in virtual time, and the delivery checks.
+// turns one on, an agent started on it, counting sensors, waiting in virtual time, and the delivery checks.
+import { createAgent } from '../../src/core';
 import type { Agent, AgentConfig, InputValue, SensorConfig, UplinkConfig } from '../../src/core';
 import { AssertionError, atMost, equal, ok } from './assert';
 import type { RequestRecord, ScenarioContext } from './context';
@@ -67,9 +68,11 @@ export async function settle<T>(ctx: ScenarioContext, work: Promise<T>, limitMs 
   return final.value;
 }
 
-/** Starts the agent (its lookup is a request, which may need virtual time). */
-export function start(ctx: ScenarioContext, agent: Agent): Promise<void> {
-  return settle(ctx, agent.start());
+/** Creates an agent with `agentConfig(ctx, extra)` and starts it (its lookup is a request, which may need virtual time). */
+export async function startAgent(ctx: ScenarioContext, extra: Extra = {}): Promise<Agent> {
+  const agent = createAgent(ctx.host, agentConfig(ctx, extra));
+  await settle(ctx, agent.start());
+  return agent;
 }
 
 /** Advances until the queue is empty, at most `limitMs`. */

@@ -1,10 +1,9 @@
 // One element the service refuses in a batch of 100: it is found with few extra requests, set aside
 // (and reported), and every other sample is stored once, in order.
-import { createAgent } from '../../src/core';
 import type { SetAside } from '../../src/core';
 import { atMost, equal } from './assert';
 import type { ScenarioContext } from './context';
-import { agentConfig, creates, drained, holdsInOrder, recordRun, settle, start } from './helpers';
+import { creates, drained, holdsInOrder, recordRun, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -19,8 +18,7 @@ async function isolate(ctx: ScenarioContext, resource: number, bad: number, at: 
   const setAside: SetAside[] = [];
   // The agent looks the resource's subtype up at start and checks `bad` against it before queuing it.
   const resources = [R.counterA, resource];
-  const agent = createAgent(ctx.host, agentConfig(ctx, { resources, onSetAside: (item) => void setAside.push(item) }));
-  await start(ctx, agent);
+  const agent = await startAgent(ctx, { resources, onSetAside: (item) => void setAside.push(item) });
   const good = recordRun(agent, R.counterA, 1, at);
   equal(agent.record(resource, bad), true, 'record() of the element the service will refuse');
   good.push(...recordRun(agent, R.counterA, at + 1, 99 - at));
@@ -59,8 +57,7 @@ export const isolationScenarios: Scenario[] = [
     name: 'isolation: entries of a {success, failed} answer are set aside, the rest is stored',
     async run(ctx) {
       const setAside: SetAside[] = [];
-      const agent = createAgent(ctx.host, agentConfig(ctx, { onSetAside: (item) => void setAside.push(item) }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { onSetAside: (item) => void setAside.push(item) });
       await ctx.faults({ op: 'create', action: { do: 'failed', indices: [3, 50] } });
       const values = recordRun(agent, R.counterA, 1, 100);
       await drained(ctx, agent);

@@ -2,7 +2,7 @@
 // the agent from sampling, and the lookup is tried again until it succeeds.
 import { createAgent } from '../../src/core';
 import { atLeast, equal, ok, rejects } from './assert';
-import { agentConfig, counter, drained, holdsInOrder, settle, start } from './helpers';
+import { agentConfig, counter, drained, holdsInOrder, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -24,8 +24,7 @@ export const lifecycleScenarios: Scenario[] = [
     async run(ctx) {
       await ctx.down(true);
       const a = counter(R.counterA, 1_000);
-      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor], lookupRetryMs: 5_000, uplink: { flushMs: 2_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { sensors: [a.sensor], lookupRetryMs: 5_000, uplink: { flushMs: 2_000 } });
       await ctx.clock.advance(12_000);
       atLeast(agent.stats().queued, 12, 'queued while unreachable');
       atLeast(ctx.requests.filter((r) => r.op === 'read' && r.outcome === 'network').length, 3, 'lookups tried while unreachable');

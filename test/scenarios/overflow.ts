@@ -1,9 +1,8 @@
 // A full queue while the service is unreachable: each overflow policy keeps exactly what it promises,
 // the counters say so, and the service ends up holding exactly that.
-import { createAgent } from '../../src/core';
 import type { Overflow } from '../../src/core';
 import { equal } from './assert';
-import { agentConfig, creates, holdsInOrder, settle, start } from './helpers';
+import { creates, holdsInOrder, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -11,8 +10,7 @@ function overflow(policy: Overflow, kept: number[], results: boolean[]): Scenari
   return {
     name: 'overflow: ' + policy + ' with the service unreachable',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { uplink: { queue: 16, batch: 10, overflow: policy } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { uplink: { queue: 16, batch: 10, overflow: policy } });
       await ctx.down(true);
       const accepted: boolean[] = [];
       // 30 samples into 16 places, with failed attempts to send in between.

@@ -1,9 +1,8 @@
 // Presence, on the service's clock (which follows the virtual one): resources stay alive while the agent
 // runs, through its flushes or, when it has nothing to send, its keep-alive reads; they lapse once it stops.
-import { createAgent } from '../../src/core';
 import { atLeast, atMost, equal, ok } from './assert';
 import type { ScenarioContext } from './context';
-import { agentConfig, counter, creates, settle, start } from './helpers';
+import { counter, creates, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { LIFETIME_MINUTES, R, SERVICE_EPOCH_MS } from './seed';
 
@@ -25,9 +24,8 @@ export const presenceScenarios: Scenario[] = [
     name: 'presence: keep-alive reads keep an idle agent alive; it lapses after stop',
     async run(ctx) {
       const relay = { resource: R.relay, every: 10_000, handle: () => undefined };
-      const agent = createAgent(ctx.host, agentConfig(ctx, { actuators: [relay] }));
       equal(await alive(ctx, R.relay), false, 'alive before the agent ran');
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { actuators: [relay] });
       equal(await alive(ctx, R.relay), true, 'alive after start');
       await ctx.clock.advance(300_000);
       const reads = ctx.requests.filter((r) => r.op === 'read');
@@ -44,8 +42,7 @@ export const presenceScenarios: Scenario[] = [
     name: 'presence: flushes keep a sending agent alive without keep-alive reads',
     async run(ctx) {
       const b = counter(R.counterB, 5_000);
-      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [b.sensor], uplink: { flushMs: 10_000 } }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { sensors: [b.sensor], uplink: { flushMs: 10_000 } });
       await ctx.clock.advance(120_500);
       equal(ctx.requests.filter((r) => r.op === 'read').length, 1, 'reads (the start-up lookup only)');
       const [record] = await ctx.service.resources([R.counterB]);

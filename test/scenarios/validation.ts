@@ -1,9 +1,8 @@
 // The subtype rule at the source: a reading that breaks it is refused by record() and counted, never
 // queued; what passes (numbers, numeric strings, text with any characters) is stored exactly as read.
-import { createAgent } from '../../src/core';
 import type { SampleValue } from '../../src/core';
 import { equal } from './assert';
-import { agentConfig, settle, start } from './helpers';
+import { settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
@@ -27,8 +26,7 @@ export const validationScenarios: Scenario[] = [
   {
     name: 'validation: readings that break their subtype are refused at the source; the rest arrive as read',
     async run(ctx) {
-      const agent = createAgent(ctx.host, agentConfig(ctx, { resources: [R.mode, R.percent, R.label] }));
-      await start(ctx, agent);
+      const agent = await startAgent(ctx, { resources: [R.mode, R.percent, R.label] });
       equal(READINGS.map(([resource, value]) => agent.record(resource, value)), READINGS.map(([, , accepted]) => accepted), 'record() results');
       equal(await settle(ctx, agent.flush()), true, 'flush() result');
       const stats = agent.stats();
