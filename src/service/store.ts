@@ -240,16 +240,17 @@ export class Store {
    * ids): a record changes, and its `updated_at` moves, only where the seed differs from it.
    */
   applySeed(seed: Seed, stamp: string): void {
+    const deviceId = this.db.prepare<[string], { id_device: number }>('SELECT id_device FROM devices WHERE public_key = ?');
+    const owner = this.db.prepare<[number], { public_key: string }>(
+      'SELECT d.public_key FROM resources r JOIN devices d USING (id_device) WHERE r.id_resource = ?',
+    );
     this.transaction(() => {
       for (const s of seed.subtypes) this.upsert('subtypes', 'id_resource_subtype', { ...s }, stamp);
       for (const d of seed.devices) {
         this.upsert('devices', 'public_key', { public_key: d.public_key, token_sha256: tokenDigest(d.token), name: d.name }, stamp);
-        const { id_device } = this.db.prepare('SELECT id_device FROM devices WHERE public_key = ?').get(d.public_key) as {
-          id_device: number;
-        };
+        const { id_device } = deviceId.get(d.public_key)!;
         for (const r of d.resources) {
-          const owner = this.db.prepare('SELECT d.public_key FROM resources r JOIN devices d USING (id_device) WHERE r.id_resource = ?');
-          const existing = owner.get(r.id_resource) as { public_key: string } | undefined;
+          const existing = owner.get(r.id_resource);
           if (existing !== undefined && existing.public_key !== d.public_key) {
             throw new SeedError(`seed: resource ${r.id_resource} already belongs to device ${existing.public_key} in the database`);
           }
