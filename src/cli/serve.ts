@@ -2,6 +2,7 @@
 // line and data"). The first line on stdout is exactly `listening on http://HOST:PORT`.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { LIMITS } from '../core/wire';
 import { DEMO_SEED, parseSeed, startService } from '../service';
 import type { DemoDevice, ServiceOptions } from '../service';
 
@@ -11,9 +12,9 @@ const HELP = `usage: feed-agent serve [options]
   --port PORT             port; 0 picks a free one (default 8080)
   --seed FILE             devices, resources and subtypes to start with (default: a built-in demo device)
   --db FILE               SQLite file to keep the data in (default: in memory)
-  --max-ids N             ids allowed in one path (default 100)
-  --max-elements N        elements allowed in one operation-4 body (default 1000)
-  --max-body-bytes N      request body limit (default 1048576)
+  --max-ids N             ids allowed in one path (default ${LIMITS.maxIdsInPath})
+  --max-elements N        elements allowed in one operation-4 body (default ${LIMITS.maxBatchElements})
+  --max-body-bytes N      request body limit (default ${LIMITS.maxBodyBytes})
   --rate-limit RPS[:BURST]  per-device request rate limit, answered with 429 (default: none)`;
 
 export const serve = {

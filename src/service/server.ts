@@ -18,11 +18,8 @@ import type { Seed } from './seed';
 import { Store } from './store';
 import { timestamp } from './time';
 
-export interface ServiceLimits {
-  maxIdsInPath: number;
-  maxBatchElements: number;
-  maxBodyBytes: number;
-}
+/** The contract's limits (core's LIMITS are the defaults), each configurable. */
+export type ServiceLimits = Record<keyof typeof LIMITS, number>;
 
 export interface ServiceTimeouts {
   /** Time allowed to receive the request headers. */
