@@ -627,16 +627,11 @@ describe('property: no accepted sample is lost', () => {
   it('holds over 1,000 random failure schedules', async () => {
     for (let seed = 1; seed <= 1_000; seed++) {
       const r = createRandom(seed);
-      const clock = newClock();
-      const service = new FakeService(clock, RESOURCES);
-      service.faultFor = (n) => FAULTS[Math.floor(r() * FAULTS.length)](r, n);
-      const agent = createAgent(service.host(), {
-        url: 'http://127.0.0.1:9', publicKey: 'K', token: service.token, seed, resources: [1, 2],
-        uplink: {
-          batch: 1 + Math.floor(r() * 20), queue: 200, timeoutMs: 1_000, flushMs: 500, maxLatencyMs: 800,
-          backoffBaseMs: 100, backoffCapMs: 2_000, authRetryMs: 3_000, startJitterMs: 300,
-        },
+      const { agent, service, clock } = setup({ seed, resources: [1, 2] }, {
+        batch: 1 + Math.floor(r() * 20), queue: 200, timeoutMs: 1_000, flushMs: 500, maxLatencyMs: 800,
+        backoffBaseMs: 100, backoffCapMs: 2_000, authRetryMs: 3_000, startJitterMs: 300,
       });
+      service.faultFor = (n) => FAULTS[Math.floor(r() * FAULTS.length)](r, n);
       await agent.start();
       const accepted: number[][] = [[], []];
       const total = 20 + Math.floor(r() * 80);
