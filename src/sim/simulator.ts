@@ -11,7 +11,7 @@ import type { LogLevel, QueueStorage } from '../core/host';
 import type { Resource } from '../core/wire';
 import { createHttp, createNodeHost, openDurableQueue } from '../../platforms/node';
 import type { DurableQueue } from '../../platforms/node';
-import { DEMO_SEED, startService } from '../service';
+import { DEMO_RESOURCES, DEMO_SEED, startService } from '../service';
 import type { RunningService } from '../service';
 import type { SimConfig } from './config';
 import { CounterLedger } from './ledger';
@@ -67,7 +67,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   const config = o.config;
   const explicit = new Set([...(config?.sensors ?? []), ...(config?.actuators ?? [])].map((x) => x.resource));
   const demoDefault = o.target === null && config === null;
-  const auto = (o.resources ?? config?.resources ?? (demoDefault ? DEMO_SEED.devices[0].resources.map((r) => r.id_resource) : []))
+  const auto = (o.resources ?? config?.resources ?? (demoDefault ? DEMO_RESOURCES : []))
     .filter((id, i, all) => !explicit.has(id) && all.indexOf(id) === i);
   if (auto.length === 0 && explicit.size === 0) {
     throw new SimulationInputError('nothing to simulate: name the resources with --resources or in --config (the service cannot list a device\'s resources)');
