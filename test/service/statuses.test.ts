@@ -1,5 +1,6 @@
 // Every row of the contract's status table, each with the failure envelope and a message naming the
 // fault; operation 4's atomicity; and that a refused request changes nothing.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
@@ -169,20 +170,18 @@ describe('413: limits', () => {
 describe('415: a POST whose Content-Type is not JSON', () => {
   it('missing, another type, or another charset', async () => {
     const body = '{"input": 1}';
-    fails(await request(`${a.root}/resource/73/feeds`, 'POST', { body, token: A.token, headers: { 'Content-Type': 'text/plain' } }), 415, /is not JSON/);
+    fails(await post('/resource/73/feeds', body, { 'Content-Type': 'text/plain' }), 415, /is not JSON/);
     fails(await post('/resource/73/feeds', body, { 'Content-Type': 'application/x-www-form-urlencoded' }), 415, /is not JSON/);
     fails(await post('/resource/73/feeds', body, { 'Content-Type': 'application/json; charset=latin1' }), 415, /UTF-8/);
     const bare = await new Promise<Reply>((resolve, reject) => {
       // The test client always sets a Content-Type; this one must not.
-      import('node:http').then(({ request: raw }) => {
-        const req = raw(`${a.root}/resource/73/feeds`, { method: 'POST', headers: { Authorization: `Bearer ${A.token}`, 'Content-Length': String(body.length) } }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) }));
-        });
-        req.on('error', reject);
-        req.end(body);
-      }, reject);
+      const req = httpRequest(`${a.root}/resource/73/feeds`, { method: 'POST', headers: { Authorization: `Bearer ${A.token}`, 'Content-Length': String(body.length) } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
     });
     fails(bare, 415, /has no Content-Type/);
     for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/vnd.feed+json']) {
