@@ -57,6 +57,17 @@ const SUBTYPE_KEYS = [
   'created_at',
   'updated_at',
 ];
+const INTEGER_KEYS = [
+  'id_resource',
+  'id_device',
+  'id_resource_subtype',
+  'lifetime',
+  'active',
+  'api_requests_usage',
+  'api_network_usage',
+  'api_network_income_usage',
+  'api_network_outgoing_usage',
+];
 const FEED_KEYS = ['id_resource_feed', 'id_resource', 'raw_data', 'created_at'];
 const CREATED_KEYS = ['raw_data', 'id_resource', 'created_at', 'id_resource_feed'];
 const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -71,12 +82,7 @@ function ok(reply: Reply, message = ''): unknown {
 
 function expectResourceShape(r: Record<string, unknown>): void {
   expect(Object.keys(r)).toEqual(RESOURCE_KEYS);
-  for (const key of ['id_resource', 'id_device', 'id_resource_subtype', 'lifetime', 'active', 'api_requests_usage']) {
-    expect(Number.isInteger(r[key]), key).toBe(true);
-  }
-  for (const key of ['api_network_usage', 'api_network_income_usage', 'api_network_outgoing_usage']) {
-    expect(Number.isInteger(r[key]), key).toBe(true);
-  }
+  for (const key of INTEGER_KEYS) expect(Number.isInteger(r[key]), key).toBe(true);
   expect(r.api_network_usage).toBe((r.api_network_income_usage as number) + (r.api_network_outgoing_usage as number));
   expect(typeof r.name).toBe('string');
   expect(typeof r.description).toBe('string');
