@@ -7,9 +7,9 @@ import type { Agent, AgentStats } from '../core/agent';
 import type { AgentConfig } from '../core/config';
 import { FeedClient } from '../core/client';
 import { FeedError } from '../core/errors';
-import type { LogLevel, QueueStorage } from '../core/host';
+import type { Host, LogLevel, QueueStorage } from '../core/host';
 import type { Resource } from '../core/wire';
-import { createHttp, createNodeHost, openDurableQueue } from '../../platforms/node';
+import { createNodeHost, openDurableQueue } from '../../platforms/node';
 import type { DurableQueue } from '../../platforms/node';
 import { DEMO_RESOURCES, DEMO_SEED, startService } from '../service';
 import type { RunningService } from '../service';
@@ -81,14 +81,16 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
       service = await startService();
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
-    const http = { caFile: o.caFile ?? undefined };
-    const plan = await makePlan(target, config, auto, o.target === null ? DEMO_ACTUATORS : [], httpFor(http));
+    // One host, so the lookup and the agent share one HTTP client (and a CA file is read once).
+    // The CA file is read when it is made: one that cannot be read is bad input.
+    const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined }));
+    const plan = await makePlan(target, config, auto, o.target === null ? DEMO_ACTUATORS : [], host.request);
     let storage: QueueStorage | undefined;
     if (o.durableDir !== null) {
       const dir = o.durableDir;
-      const q = (queue = open(() => openDurableQueue(join(dir, 'queue')), dir));
+      const q = (queue = asInput(`--durable ${dir}`, () => openDurableQueue(join(dir, 'queue'))));
       const counters = new Set(plan.sensors.filter((s) => s.spec.signal === 'counter').map((s) => s.resource));
-      const ledger = open(() => new CounterLedger(join(dir, 'counters.json'), counters, q), dir);
+      const ledger = asInput(`--durable ${dir}`, () => new CounterLedger(join(dir, 'counters.json'), counters, q));
       storage = ledger.wrap(q);
       plan.sensors = plan.sensors.map((s) => (s.spec.signal === 'counter' ? { ...s, spec: { ...s.spec, start: ledger.resume(s.resource, s.spec.start) } } : s));
     }
@@ -115,7 +117,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const log = (level: LogLevel, message: string): void => {
       if (level !== 'debug') o.view.event(`${level}: ${message}`, { type: 'log', level, message });
     };
-    const agent = createAgent(createNodeHost({ ...http, storage, log }), agentConfig);
+    const agent = createAgent({ ...host, storage, log }, agentConfig);
     // From here the agent owns the storage: start() closes it when it fails, stop() when it ends.
     queue = null;
     showStart(o, target, service !== null, plan);
@@ -135,7 +137,7 @@ async function makePlan(
   config: SimConfig | null,
   auto: number[],
   actuators: number[],
-  request: ReturnType<typeof createHttp>,
+  request: Host['request'],
 ): Promise<Plan> {
   const plan: Plan = { sensors: [...(config?.sensors ?? [])], actuators: [...(config?.actuators ?? [])], skipped: [] };
   if (auto.length === 0) return plan;
@@ -215,19 +217,11 @@ function label(resource: number, name: string): string {
   return (String(resource) + ' ' + name).padEnd(22);
 }
 
-/** The CA file is read when the HTTP client is made: one that cannot be read is bad input. */
-function httpFor(options: { caFile?: string }): ReturnType<typeof createHttp> {
+/** `make()`, with a failure turned into bad input that names the flag it came from. */
+function asInput<T>(flag: string, make: () => T): T {
   try {
-    return createHttp(options);
+    return make();
   } catch (e) {
-    throw new SimulationInputError(`--ca ${options.caFile}: ${(e as Error).message}`);
-  }
-}
-
-function open<T>(fn: () => T, dir: string): T {
-  try {
-    return fn();
-  } catch (e) {
-    throw new SimulationInputError(`--durable ${dir}: ${(e as Error).message}`);
+    throw new SimulationInputError(`${flag}: ${(e as Error).message}`);
   }
 }
