@@ -106,7 +106,6 @@ class SegmentLog implements DurableQueue {
   /** The highest ack known to be on disk: segments are deleted only up to it. */
   private durableAcked = 0;
   private next = 1;
-  private activeSamples = 0;
   private dirty = false;
   private dirDirty = false;
   private lastSync = performance.now();
@@ -156,7 +155,8 @@ class SegmentLog implements DurableQueue {
       throw new RangeError('sequence number ' + seq + ' is not above the last one stored (' + (this.next - 1) + ')');
     }
     const line = encodeSample(seq, resource, value);
-    const rolls = this.activeSamples > 0 && this.active().bytes + line.length > this.settings.segmentBytes;
+    // A segment holds at least one sample (maxSeq > 0: sequence numbers start at 1) before it rolls.
+    const rolls = this.active().maxSeq > 0 && this.active().bytes + line.length > this.settings.segmentBytes;
     // A new segment begins with a checkpoint: it counts against the bound too.
     const needed = line.length + (rolls ? encodeCheckpoint(this.acked, this.next).length : 0);
     // Acknowledged segments may be waiting for a sync before they can go.
@@ -167,7 +167,6 @@ class SegmentLog implements DurableQueue {
     if (rolls) this.roll();
     this.write(line);
     this.active().maxSeq = seq;
-    this.activeSamples++;
     this.next = seq + 1;
     this.afterWrite();
   }
@@ -249,7 +248,6 @@ class SegmentLog implements DurableQueue {
     const path = join(this.dir, 'seg-' + String(id).padStart(16, '0') + '.log');
     this.fd = openSync(path, 'ax');
     this.segments.push({ id, path, bytes: 0, maxSeq: 0 });
-    this.activeSamples = 0;
     this.dirDirty = true;
     // Each segment starts with the ack state, so deleting older segments never forgets it.
     this.write(encodeCheckpoint(this.acked, this.next));
