@@ -2,15 +2,18 @@
 // highest value the agent accepted in any earlier run, so a crash neither repeats nor skips a value and
 // "every value arrived, no gaps" stays a check one can make at the service.
 //
-// Why it is sound: the ledger file is written (atomically, by rename) in the same synchronous step as the
-// durable queue's append of the value, before anything can acknowledge it. So at any kill, the highest
-// accepted value is either in the ledger or still unacknowledged in the queue, and the resume point is
-// the larger of the two.
+// Why it is sound: the resume point is the larger of the ledger file and the samples the queue still
+// holds. An accepted value sits in the queue until an ack lets the queue forget it, and the ledger file
+// is written (atomically, by rename) before every ack that follows a new highest value. So at any kill,
+// the highest accepted value is either in the file or still unacknowledged in the queue. Writing the file
+// per ack rather than per append keeps the extra file writes off the per-sample path.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { QueueStorage, SampleValue } from '../core/host';
 
 export class CounterLedger {
   private readonly highest = new Map<number, number>();
+  /** `highest` holds a value the file does not. */
+  private unsaved = false;
 
   /** Reads `file` (absent: a first run) and the samples `storage` still holds for the counter resources. */
   constructor(
@@ -25,7 +28,8 @@ export class CounterLedger {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error('cannot read the counter ledger ' + file + ': ' + (e as Error).message);
     }
     for (const [key, value] of Object.entries(saved)) if (typeof value === 'number') this.highest.set(Number(key), value);
-    // Loading is a query: the agent loads the same samples again when it starts.
+    // Loading is a query: the agent loads the same samples again when it starts. A value found only
+    // there is written to the file before the ack that lets the queue forget it.
     storage.load((_seq, resource, value) => this.note(resource, value));
   }
 
@@ -40,29 +44,39 @@ export class CounterLedger {
     return {
       load: (visit) => storage.load(visit),
       append: (seq, resource, value) => {
+        // Also when the append fails: the agent still holds the sample in memory and may deliver it.
+        this.note(resource, value);
+        storage.append(seq, resource, value);
+      },
+      ack: (seq) => {
+        this.save();
+        storage.ack(seq);
+      },
+      close: () => {
         try {
-          storage.append(seq, resource, value);
+          this.save();
+        } catch {
+          // Not a loss: what the file lacks was never acknowledged, so the queue still holds it, or at worst it is sent again.
         } finally {
-          // Also after a failed append: the agent still holds the sample in memory and may deliver it.
-          if (this.note(resource, value)) this.save();
+          storage.close?.();
         }
       },
-      ack: (seq) => storage.ack(seq),
-      close: () => storage.close?.(),
     };
   }
 
-  private note(resource: number, value: SampleValue): boolean {
-    if (!this.counters.has(resource) || typeof value !== 'number') return false;
+  private note(resource: number, value: SampleValue): void {
+    if (!this.counters.has(resource) || typeof value !== 'number') return;
     const highest = this.highest.get(resource);
-    if (highest !== undefined && highest >= value) return false;
+    if (highest !== undefined && highest >= value) return;
     this.highest.set(resource, value);
-    return true;
+    this.unsaved = true;
   }
 
   private save(): void {
+    if (!this.unsaved) return;
     const tmp = this.file + '.tmp';
     writeFileSync(tmp, JSON.stringify(Object.fromEntries(this.highest)));
     renameSync(tmp, this.file);
+    this.unsaved = false;
   }
 }
