@@ -30,8 +30,8 @@ export interface Plan {
   skipped: Skipped[];
 }
 
-export const AUTO_SENSOR_MS = 1_000;
-export const AUTO_ACTUATOR_MS = 2_000;
+const AUTO_SENSOR_MS = 1_000;
+const AUTO_ACTUATOR_MS = 2_000;
 
 // A range this wide is a count (pulses, events), not a measurement.
 const COUNT_SPAN = 1_000_000;

@@ -42,7 +42,7 @@ interface Param {
 const DECIMALS: Param = { check: decimals, fallback: 2 };
 
 /** Every signal's parameters. The docs (docs/simulator.md) describe this table. */
-export const SIGNAL_PARAMS: Record<SignalName, Record<string, Param>> = {
+const SIGNAL_PARAMS: Record<SignalName, Record<string, Param>> = {
   constant: { value: { check: value } },
   counter: { start: { check: integer, fallback: 0 } },
   sine: { min: { check: finite }, max: { check: finite }, periodMs: { check: period, fallback: 60_000 }, decimals: DECIMALS },
