@@ -42,6 +42,11 @@ export const DEMO_SEED: Seed = {
 /** The demo device's resource ids, in seed order. */
 export const DEMO_RESOURCES: number[] = DEMO_SEED.devices[0].resources.map((r) => r.id_resource);
 
+/** The demo device's actuators: the resources whose subtype is of the actuator type. */
+export const DEMO_ACTUATORS: number[] = DEMO_SEED.devices[0].resources
+  .filter((r) => DEMO_SEED.subtypes.some((s) => s.id_resource_subtype === r.id_resource_subtype && s.id_resource_type === ACTUATOR))
+  .map((r) => r.id_resource);
+
 function subtype(id: number, type: number, name: string, nameI18n: string, begin: number, end: number, description: string | null = null) {
   return {
     id_resource_subtype: id,

@@ -11,7 +11,7 @@ import type { Host, LogLevel, QueueStorage } from '../core/host';
 import type { Resource } from '../core/wire';
 import { createNodeHost, openDurableQueue } from '../../platforms/node';
 import type { DurableQueue } from '../../platforms/node';
-import { DEMO_RESOURCES, DEMO_SEED, startService } from '../service';
+import { DEMO_ACTUATORS, DEMO_RESOURCES, startService } from '../service';
 import type { RunningService } from '../service';
 import type { SimConfig } from './config';
 import { CounterLedger } from './ledger';
@@ -58,10 +58,6 @@ export class SimulationInputError extends Error {}
 // first flush less (a fleet of simulators is rarely rebooted at once).
 const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250 };
 const LOOKUP_TIMEOUT_MS = 10_000;
-
-// The demo seed marks the subtypes of actuator resources with resource type 2.
-const DEMO_ACTUATOR_SUBTYPES = new Set(DEMO_SEED.subtypes.filter((s) => s.id_resource_type === 2).map((s) => s.id_resource_subtype));
-const DEMO_ACTUATORS = DEMO_SEED.devices[0].resources.filter((r) => DEMO_ACTUATOR_SUBTYPES.has(r.id_resource_subtype)).map((r) => r.id_resource);
 
 export async function startSimulation(o: SimulationOptions): Promise<Simulation> {
   const config = o.config;
