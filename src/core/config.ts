@@ -99,7 +99,11 @@ export const DEFAULT_LOOKUP_RETRY_MS = 30_000;
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super('invalid agent config: ' + problems.join('; '));
-    this.name = 'ConfigError';
+  }
+
+  // Not `this.name = …`: that assignment throws where Error.prototype is frozen (see FeedError).
+  override get name(): string {
+    return 'ConfigError';
   }
 }
 

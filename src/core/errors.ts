@@ -40,11 +40,14 @@ export class FeedError extends Error {
     this.maybeDelivered = details?.maybeDelivered ?? false;
     this.elementIndex = details?.elementIndex ?? -1;
   }
-}
 
-// On the prototype rather than on each instance: one slot for all errors, and set before any stack
-// trace is taken, so `String(e)` and `e.stack` start with "FeedError:".
-FeedError.prototype.name = 'FeedError';
+  // A getter on the prototype, not an assignment: on a Moddable build Error.prototype is frozen, and
+  // assigning an inherited read-only `name` throws (documentation/xs/preload.md). One slot for all
+  // errors, read before any stack trace is taken, so `String(e)` and `e.stack` start with "FeedError:".
+  override get name(): string {
+    return 'FeedError';
+  }
+}
 
 /** What a thrown value says: an Error's message, else the value as text. */
 export function errorText(e: unknown): string {

@@ -12,7 +12,11 @@ export class MissingResourceError extends Error {
   constructor(readonly missing: number[]) {
     super('resource' + (missing.length > 1 ? 's ' : ' ') + missing.join(', ') + (missing.length > 1 ? ' do' : ' does') +
       ' not exist on this device (check the resource ids and the public key)');
-    this.name = 'MissingResourceError';
+  }
+
+  // Not `this.name = …`: that assignment throws where Error.prototype is frozen (see FeedError).
+  override get name(): string {
+    return 'MissingResourceError';
   }
 }
 
