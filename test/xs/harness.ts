@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import type { Plugin } from 'esbuild';
+import ts from 'typescript';
 import { errorText } from '../../src/core/errors';
 
 /** The worker's meters after an evaluation: live slots and XS's compute count. */
@@ -19,12 +21,18 @@ export interface Meter {
 
 export type CommandHandler = (message: unknown) => Promise<unknown>;
 
-/**
- * Bundles `entry` into one script XS can evaluate: no modules, ES2020, nothing of Node. With
- * `globalName`, the entry's exports stay reachable as that global (otherwise only its side effects do);
- * `mangleProps` lets the minifier shorten the property names it matches.
- */
-export async function bundleForXs(entry: string, options: { minify?: boolean; globalName?: string; mangleProps?: RegExp } = {}): Promise<string> {
+export interface BundleOptions {
+  minify?: boolean;
+  /** The entry's exports stay reachable as this global (otherwise only its side effects do). */
+  globalName?: string;
+  /** Lets the minifier shorten the property names it matches. */
+  mangleProps?: RegExp;
+  /** Ends every module whose path this matches with its `__xsPreload` record (device-realm.ts). */
+  preload?: RegExp;
+}
+
+/** Bundles `entry` into one script XS can evaluate: no modules, ES2020, nothing of Node. */
+export async function bundleForXs(entry: string, options: BundleOptions = {}): Promise<string> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -35,10 +43,54 @@ export async function bundleForXs(entry: string, options: { minify?: boolean; gl
     minify: options.minify ?? false,
     globalName: options.globalName,
     mangleProps: options.mangleProps,
+    plugins: options.preload ? [preloadPlugin(options.preload)] : [],
     legalComments: 'none',
     logLevel: 'silent',
   });
   return result.outputFiles[0].text;
+}
+
+/** The modules a device build preloads: the core and the Moddable adapter (manifest.json). */
+export const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable)[\\/][^\\/]+\.ts$/;
+
+/** The names a module declares at its top level, as values: what its closures may hold at run time. */
+export function topLevelBindings(source: string, file: string): string[] {
+  const names: string[] = [];
+  const collect = (name: ts.BindingName): void => {
+    if (ts.isIdentifier(name)) names.push(name.text);
+    else for (const element of name.elements) if (!ts.isOmittedExpression(element)) collect(element.name);
+  };
+  for (const statement of ts.createSourceFile(file, source, ts.ScriptTarget.ES2020).statements) {
+    if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)) continue;
+    if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) collect(d.name);
+    else if ((ts.isFunctionDeclaration(statement) && statement.body) || ts.isClassDeclaration(statement)) {
+      if (statement.name) names.push(statement.name.text);
+    }
+  }
+  return names;
+}
+
+/** Appends to each module `filter` matches the call that hands its top-level bindings to the device realm. */
+function preloadPlugin(filter: RegExp): Plugin {
+  return {
+    name: 'xs-preload',
+    setup(b) {
+      b.onLoad({ filter }, async ({ path }) => {
+        const source = await fs.promises.readFile(path, 'utf8');
+        const names = topLevelBindings(source, path);
+        const record = '\n;(globalThis as any).__xsPreload(' + JSON.stringify(path) + ', () => ({' + names.join(', ') + '}));\n';
+        return { contents: source + record, loader: 'ts' };
+      });
+    },
+  };
+}
+
+let realmScript: Promise<string> | null = null;
+
+/** The script that makes a worker's realm the device's (device-realm.ts), bundled once per process. */
+function deviceRealm(): Promise<string> {
+  realmScript ??= bundleForXs(fileURLToPath(new URL('./device-realm.ts', import.meta.url)));
+  return realmScript;
 }
 
 const encoder = new TextEncoder();
@@ -73,12 +125,25 @@ export class XsWorker {
     return self;
   }
 
-  /** Starts a worker and evaluates the bundle of `entry` (a file URL) in it. */
-  static async load(name: string, entry: URL): Promise<XsWorker> {
+  /**
+   * Starts a worker and evaluates the bundle of `entry` (a file URL) in it. With `device` (the default),
+   * the realm is first made the device's, and the modules `preloaded` matches (by default the core and
+   * the adapter) are left as preload leaves them once the bundle has run (device-realm.ts).
+   */
+  static async load(name: string, entry: URL, options: { device?: boolean; preloaded?: RegExp } = {}): Promise<XsWorker> {
+    const device = options.device ?? true;
     const worker = await XsWorker.start(name);
-    await worker.evaluate(await bundleForXs(fileURLToPath(entry)));
+    if (device) await worker.evaluate(await deviceRealm());
+    await worker.evaluate(await bundleForXs(fileURLToPath(entry), device ? { preload: options.preloaded ?? DEVICE_MODULES } : {}));
+    if (device) {
+      const { reply } = await worker.evaluate('new TextEncoder().encode(JSON.stringify(__xsEndPreload())).buffer');
+      worker.preloaded = JSON.parse(reply) as string[];
+    }
     return worker;
   }
+
+  /** The modules the device realm left as preload does (their paths); empty without it. */
+  preloaded: string[] = [];
 
   /** Evaluates a script; resolves with its meters and, when it gave an ArrayBuffer (or a box holding one), its text. */
   async evaluate(code: string): Promise<{ reply: string; meter: Meter }> {
