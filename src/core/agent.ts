@@ -58,6 +58,12 @@ export interface Agent {
   stats(): AgentStats;
   /** Nothing queued and nothing in flight: a device may sleep. */
   canSleep(): boolean;
+  /**
+   * Writes every queued sample that durable storage does not hold yet, in one burst, and returns how
+   * many. Call it before deep sleep when the storage writes only when needed (`QueueStorage.spillEvery`);
+   * with any other storage, or none, there is nothing to write.
+   */
+  persist(): number;
 }
 
 const DEFAULT_DRAIN_MS = 30_000;
@@ -86,6 +92,12 @@ class FeedAgent implements Agent {
   /** `queue.end_` once durable storage was restored: every later position is a sample accepted by this run. */
   private restoredEnd_ = 0;
   private ackedSeq_ = -1;
+  /** Queue position up to which durable storage holds the samples (`end_` while it writes every sample). */
+  private storedEnd_ = 0;
+  /** Sequence number of the newest sample in durable storage; -1 when none. */
+  private lastStoredSeq_ = -1;
+  /** `QueueStorage.spillEvery`, or 0 for a storage that takes every sample as it is accepted. */
+  private readonly spillEvery_: number;
   private lookupTimer_: unknown = null;
 
   constructor(
@@ -93,6 +105,7 @@ class FeedAgent implements Agent {
     private readonly config_: AgentConfig,
   ) {
     const s = uplinkSettings(config_);
+    this.spillEvery_ = host_.storage?.spillEvery ?? 0;
     const sensors = config_.sensors ?? [];
     const actuators = config_.actuators ?? [];
     this.queue_ = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host_.storage !== undefined });
@@ -165,6 +178,7 @@ class FeedAgent implements Agent {
     this.uplink_.end_();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
     await this.uplink_.whenIdle_();
+    this.persist();
     this.state_ = 'stopped';
     this.host_.storage?.close?.();
     return this.stats();
@@ -192,6 +206,22 @@ class FeedAgent implements Agent {
 
   canSleep(): boolean {
     return this.queue_.length === 0 && this.lane_.idle_;
+  }
+
+  persist(): number {
+    const q = this.queue_;
+    const first = q.end_ - q.length;
+    const from = Math.max(this.storedEnd_, first);
+    if (this.host_.storage === undefined || from === q.end_) return 0;
+    // Acknowledgements first: an eviction's wait here (see intake_), so the burst covers them.
+    this.checkpoint_();
+    this.store_((storage) => {
+      for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
+      storage.commit?.();
+      this.storedEnd_ = q.end_;
+      this.lastStoredSeq_ = q.seqAt(q.length - 1);
+    });
+    return q.end_ - from;
   }
 
   stats(): AgentStats {
@@ -230,13 +260,28 @@ class FeedAgent implements Agent {
     if (result === DROPPED_NEW) return false;
     if (result === TOO_LARGE) return this.invalid_(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
     this.nextSeq_++;
-    if (this.host_.storage) this.store_((storage) => storage.append(seq, resource, value));
-    if (result === PUSHED_EVICTED) {
-      this.uplink_.evicted_();
-      this.checkpoint_();
-    }
+    if (result === PUSHED_EVICTED) this.uplink_.evicted_();
+    if (this.host_.storage !== undefined) this.keep_(seq, resource, value, result === PUSHED_EVICTED);
     this.uplink_.queued_();
     return true;
+  }
+
+  /**
+   * Durable storage's part of accepting a sample: a storage of every sample writes it now (and learns of
+   * an eviction at once); one that writes when needed waits for a failed flush and `spillEvery` unwritten
+   * samples, and learns of evictions with the next burst, so that a full queue does not write per sample.
+   */
+  private keep_(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
+    if (this.spillEvery_ === 0) {
+      this.store_((storage) => {
+        storage.append(seq, resource, value);
+        this.storedEnd_ = this.queue_.end_;
+        this.lastStoredSeq_ = seq;
+      });
+      if (evicted) this.checkpoint_();
+    } else if (this.uplink_.failing_ && this.queue_.end_ - this.storedEnd_ >= this.spillEvery_) {
+      this.persist();
+    }
   }
 
   private invalid_(resource: number, reason: string): false {
@@ -261,10 +306,11 @@ class FeedAgent implements Agent {
     }
   }
 
-  /** Tells durable storage that every sample before the head of the queue is finished. */
+  /** Tells durable storage that every sample it holds before the head of the queue is finished. */
   private checkpoint_(): void {
     if (this.host_.storage === undefined) return;
-    const done = this.queue_.length > 0 ? this.queue_.seqAt(0) - 1 : this.nextSeq_ - 1;
+    // Past the newest stored sample there is nothing to acknowledge: no write for samples it never held.
+    const done = Math.min(this.queue_.length > 0 ? this.queue_.seqAt(0) - 1 : this.nextSeq_ - 1, this.lastStoredSeq_);
     if (done <= this.ackedSeq_) return;
     this.store_((storage) => {
       storage.ack(done);
@@ -296,6 +342,8 @@ class FeedAgent implements Agent {
       if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
     });
     this.restoredEnd_ = this.queue_.end_;
+    this.storedEnd_ = this.queue_.end_;
+    this.lastStoredSeq_ = this.nextSeq_ - 1;
     this.ackedSeq_ = first < 0 ? this.nextSeq_ - 1 : first - 1;
     if (restored > 0) this.log_('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
     this.checkpoint_();

@@ -32,10 +32,18 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type SampleValue = number | boolean | string;
 
 /**
- * Optional durable storage for the queue. With it, a sample counts as queued only once `append` has
- * returned; after a crash, `load` gives back every sample not yet acknowledged, oldest first.
- * Sequence numbers are assigned by the core, increase by one per accepted sample, and survive restarts
- * (the core continues from the highest loaded `seq` + 1, or from `nextSeq` when nothing is pending).
+ * Optional durable storage for the queue; after a crash, `load` gives back every sample not yet
+ * acknowledged, oldest first. Sequence numbers are assigned by the core, increase by one per accepted
+ * sample, and survive restarts (the core continues from the highest loaded `seq` + 1, or from `nextSeq`
+ * when nothing is pending).
+ *
+ * When it writes is the storage's choice (`spillEvery`). Without `spillEvery` the core appends every
+ * sample as it accepts it: a sample counts as queued only once `append` has returned, and a crash loses
+ * nothing accepted (a disk). With it, nothing is written while the service answers; once a flush has
+ * failed, the queued samples not yet written are appended in one burst each time `spillEvery` more have
+ * come in, and all of them when the application calls `agent.persist()` (before deep sleep) or `stop()`
+ * leaves samples queued; acknowledgements are written only while the storage holds samples. Flash is
+ * not worn by routine operation, and a crash loses at most the samples accepted since the last burst.
  */
 export interface QueueStorage {
   /** Visits every unacknowledged sample, oldest first; returns the next sequence number to use. */
@@ -46,6 +54,10 @@ export interface QueueStorage {
   ack(seq: number): void;
   /** Releases files or handles; called by `stop()`. */
   close?(): void;
+  /** Write only when needed, in bursts, every this many samples (an integer ≥ 1); see above. */
+  readonly spillEvery?: number;
+  /** Called after each burst of appends, so that a storage can commit a file once per burst. */
+  commit?(): void;
 }
 
 export interface Host {

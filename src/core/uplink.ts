@@ -36,6 +36,11 @@ export class Uplink implements Job {
   authPaused_ = false;
   draining_ = false;
 
+  /** The last attempt failed and samples wait for a retry (backoff, Retry-After or the auth pause). */
+  get failing_(): boolean {
+    return this.retrying_;
+  }
+
   private inFlight_ = false;
   private attempt_ = 0;
   /** A transient failure left samples to retry: the next attempt is due when the backoff ends. */

@@ -572,28 +572,41 @@ describe('secrets', () => {
   });
 });
 
+/** A durable storage in memory: what it holds survives a new agent made on it, as a file survives a crash. */
+function memoryStorage(spillEvery?: number) {
+  const log: { seq: number; resource: number; value: SampleValue }[] = [];
+  const ops: string[] = [];
+  let acked = -1;
+  const storage: QueueStorage = {
+    spillEvery,
+    load: (visit) => {
+      for (const r of log) if (r.seq > acked) visit(r.seq, r.resource, r.value);
+      return log.length === 0 ? 0 : log[log.length - 1].seq + 1;
+    },
+    append: (seq, resource, value) => {
+      ops.push('append ' + seq);
+      log.push({ seq, resource, value });
+    },
+    ack: (seq) => {
+      ops.push('ack ' + seq);
+      acked = seq;
+    },
+    commit: () => {
+      ops.push('commit');
+    },
+  };
+  return { storage, log, ops, acked: () => acked, held: () => log.filter((r) => r.seq > acked).map((r) => r.value) };
+}
+
 describe('durable storage contract', () => {
   it('restores unacknowledged samples oldest first and checkpoints what left', async () => {
-    const log: { seq: number; resource: number; value: SampleValue }[] = [];
-    let acked = -1;
-    const storage: QueueStorage = {
-      load: (visit) => {
-        for (const r of log) if (r.seq > acked) visit(r.seq, r.resource, r.value);
-        return log.length === 0 ? 0 : log[log.length - 1].seq + 1;
-      },
-      append: (seq, resource, value) => {
-        log.push({ seq, resource, value });
-      },
-      ack: (seq) => {
-        acked = seq;
-      },
-    };
+    const { storage, log, acked } = memoryStorage();
     const first = setup({}, {}, storage);
     first.service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
     await first.agent.start();
     fill(first.agent, 5);
     expect(log.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
-    expect(acked).toBe(-1);
+    expect(acked()).toBe(-1);
     // "Crash": a new agent on the same storage.
     const second = setup({}, {}, storage);
     await second.agent.start();
@@ -603,7 +616,92 @@ describe('durable storage contract', () => {
     await second.agent.flush();
     await second.clock.advance(0);
     expect(second.service.stored(1)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(acked).toBe(5);
+    expect(acked()).toBe(5);
+  });
+});
+
+describe('durable storage that writes only when needed (spillEvery)', () => {
+  const down = { kind: 'network', maybeDelivered: false } as const;
+
+  it('writes nothing while the service answers', async () => {
+    const { storage, ops } = memoryStorage(4);
+    const { agent, service, clock } = setup({}, { batch: 5, flushMs: 1_000 }, storage);
+    await agent.start();
+    for (let i = 0; i < 40; i++) {
+      agent.record(1, i);
+      await clock.advance(100);
+    }
+    await agent.stop();
+    expect(service.stored(1)).toHaveLength(40);
+    expect(ops).toEqual([]);
+  });
+
+  it('after a failed flush, writes the unwritten samples in bursts of spillEvery, then acknowledges as they leave', async () => {
+    const { storage, ops, held } = memoryStorage(4);
+    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, storage);
+    await agent.start();
+    fill(agent, 3);
+    service.faultFor = () => down;
+    await clock.advance(1_000);
+    expect(ops).toEqual([]);
+    // The fourth unwritten sample starts a burst of all four, committed once.
+    fill(agent, 1, 1, 3);
+    expect(ops).toEqual(['append 0', 'append 1', 'append 2', 'append 3', 'commit']);
+    fill(agent, 3, 1, 4);
+    expect(ops).toHaveLength(5);
+    agent.record(1, 7);
+    expect(ops.slice(5)).toEqual(['append 4', 'append 5', 'append 6', 'append 7', 'commit']);
+    expect(held()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    service.faultFor = null;
+    agent.record(1, 8);
+    await agent.flush();
+    // Everything it held left the queue: one acknowledgement, up to the newest sample it holds.
+    expect(ops.slice(10)).toEqual(['ack 7']);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(held()).toEqual([]);
+  });
+
+  it('keeps a full queue from writing per sample during a long outage', async () => {
+    const { storage, ops, held } = memoryStorage(16);
+    const { agent, service, clock } = setup({}, { queue: 32, batch: 8, flushMs: 100, backoffBaseMs: 500, backoffCapMs: 500 }, storage);
+    await agent.start();
+    service.faultFor = () => down;
+    for (let i = 0; i < 1_000; i++) {
+      agent.record(1, i);
+      await clock.advance(10);
+    }
+    const writes = ops.filter((op) => op === 'commit' || op.startsWith('ack')).length;
+    // One burst (and at most one acknowledgement) per 16 samples, not one write per sample.
+    expect(writes).toBeLessThanOrEqual(2 * Math.ceil(1_000 / 16));
+    expect(agent.stats().droppedOverflow).toBeGreaterThan(900);
+    // What a crash now would restore: the queue as of the last burst, in order, short of fewer than 16.
+    const restored = held() as number[];
+    expect(restored.length).toBeLessThanOrEqual(32);
+    expect(restored).toEqual(Array.from({ length: restored.length }, (_, k) => restored[0] + k));
+    expect(999 - restored[restored.length - 1]).toBeLessThan(16);
+  });
+
+  it('persist() writes what is unwritten at once, for deep sleep; stop() does when samples stay queued', async () => {
+    const { storage, held } = memoryStorage(100);
+    const first = setup({}, { flushMs: 60_000 }, storage);
+    await first.agent.start();
+    fill(first.agent, 5);
+    expect(first.agent.persist()).toBe(5);
+    expect(first.agent.persist()).toBe(0);
+    expect(held()).toEqual([0, 1, 2, 3, 4]);
+    first.service.faultFor = () => down;
+    fill(first.agent, 2, 1, 5);
+    const stopped = first.agent.stop({ timeoutMs: 1_000 });
+    await first.clock.advance(1_000);
+    expect((await stopped).queued).toBe(7);
+    expect(held()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // After the reboot: every sample comes back and is delivered once.
+    const second = setup({}, {}, storage);
+    await second.agent.start();
+    expect(second.agent.stats().queued).toBe(7);
+    await second.agent.flush();
+    expect(second.service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(held()).toEqual([]);
   });
 });
 
