@@ -300,17 +300,19 @@ function clip(text: string): string {
 
 type Table = Readonly<Record<string, string>>;
 
-const TYPES: Record<string, [string, (v: unknown) => boolean]> = {
-  i: ['integer', (v) => Number.isInteger(v)],
-  s: ['string', (v) => typeof v === 'string'],
-  b: ['boolean', (v) => typeof v === 'boolean'],
-  a: ['array', Array.isArray],
-  v: ['number, boolean or string', isValue],
-};
+// The tables are frozen: on a Moddable build a preloaded object that is not costs a RAM pointer (the XS
+// linker warns "not frozen"); frozen, it lives in flash alone.
+const TYPES: Readonly<Record<string, readonly [string, (v: unknown) => boolean]>> = Object.freeze({
+  i: Object.freeze(['integer', (v: unknown) => Number.isInteger(v)] as const),
+  s: Object.freeze(['string', (v: unknown) => typeof v === 'string'] as const),
+  b: Object.freeze(['boolean', (v: unknown) => typeof v === 'boolean'] as const),
+  a: Object.freeze(['array', Array.isArray] as const),
+  v: Object.freeze(['number, boolean or string', isValue] as const),
+});
 
 // The interface's tables (§2.2–2.4, contract: nulls for a resource without feeds), one entry per field
 // of the wire type: the mapped types make the compiler insist that none is left out.
-const SUBTYPE: { readonly [K in keyof Subtype]: string } = {
+const SUBTYPE: { readonly [K in keyof Subtype]: string } = Object.freeze({
   id_resource_subtype: 'i',
   id_resource_type: 'i',
   name: 's',
@@ -322,13 +324,13 @@ const SUBTYPE: { readonly [K in keyof Subtype]: string } = {
   data_restriction_end_range: 'i',
   created_at: 's',
   updated_at: 's',
-};
+});
 
-const FEED: { readonly [K in keyof Feed]: string } = { id_resource_feed: 'i', id_resource: 'i', raw_data: 's', created_at: 's' };
+const FEED: { readonly [K in keyof Feed]: string } = Object.freeze({ id_resource_feed: 'i', id_resource: 'i', raw_data: 's', created_at: 's' });
 
-const CREATED: { readonly [K in keyof CreatedFeed]: string } = { ...FEED, raw_data: 'v' };
+const CREATED: { readonly [K in keyof CreatedFeed]: string } = Object.freeze({ ...FEED, raw_data: 'v' });
 
-const RESOURCE: { readonly [K in keyof Resource]: string } = {
+const RESOURCE: { readonly [K in keyof Resource]: string } = Object.freeze({
   id_resource: 'i',
   id_device: 'i',
   id_resource_subtype: 'i',
@@ -349,10 +351,10 @@ const RESOURCE: { readonly [K in keyof Resource]: string } = {
   subtype: 'S',
   last_feed: 'F?',
   data_format: 'a',
-};
+});
 
 /** A rejected element of the {success, failed} form: `id_resource`, then hints (wire.ts, FailedFeed). */
-const FAILED: Table = { id_resource: 'i', input: 'v*', index: 'i*', message: 's*', error: 's*' };
+const FAILED: Table = Object.freeze({ id_resource: 'i', input: 'v*', index: 'i*', message: 's*', error: 's*' });
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

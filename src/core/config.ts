@@ -78,7 +78,9 @@ export interface AgentConfig {
   onSetAside?: (item: SetAside) => void;
 }
 
-export const UPLINK_DEFAULTS: UplinkConfig = {
+// Frozen, as every table of the core: a preloaded object that is not costs a RAM pointer on a Moddable
+// build (the XS linker warns "not frozen").
+export const UPLINK_DEFAULTS: Readonly<UplinkConfig> = Object.freeze({
   batch: 100,
   flushMs: 10_000,
   maxLatencyMs: 30_000,
@@ -90,7 +92,7 @@ export const UPLINK_DEFAULTS: UplinkConfig = {
   backoffCapMs: 120_000,
   authRetryMs: 300_000,
   startJitterMs: 5_000,
-};
+});
 
 export const DEFAULT_KEEP_ALIVE_MS = 300_000;
 export const DEFAULT_LOOKUP_RETRY_MS = 30_000;
@@ -109,10 +111,18 @@ export class ConfigError extends Error {
 
 type Check = (value: unknown) => string | null;
 
+// The checks' closures hold consts, not parameters: on a Moddable build a closure over a parameter
+// costs a RAM pointer (the XS linker warns "no const"); over a const it stays in flash.
+
 /** A check that `ok` holds for a value that is present; a missing one is for `required` to judge. */
-const expect = (what: string, ok: (v: unknown) => boolean): Check => (v) =>
-  v === undefined || ok(v) ? null : 'expected ' + what + ', got ' + describe(v);
-const required = (check: Check): Check => (v) => (v === undefined ? 'required' : check(v));
+const expect = (what: string, ok: (v: unknown) => boolean): Check => {
+  const expected = 'expected ' + what + ', got ', test = ok;
+  return (v) => (v === undefined || test(v) ? null : expected + describe(v));
+};
+const required = (check: Check): Check => {
+  const present = check;
+  return (v) => (v === undefined ? 'required' : present(v));
+};
 
 const isPositiveInteger = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
 const positiveInteger = expect('a positive integer', isPositiveInteger);
@@ -122,7 +132,7 @@ const nonEmptyString = expect('a non-empty string', (v) => typeof v === 'string'
 /** sensors, actuators and uplink: checked on their own, after the rest. */
 const apart = (): null => null;
 
-const TOP: Record<string, Check> = {
+const TOP: Record<string, Check> = Object.freeze({
   url: required(expect('an http:// or https:// URL', (v) => typeof v === 'string' && /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v))),
   publicKey: required(nonEmptyString),
   // The token's value is a secret: say what is wrong with it without quoting it.
@@ -140,15 +150,15 @@ const TOP: Record<string, Check> = {
   lookupRetryMs: period,
   seed: expect('a number', (v) => typeof v === 'number' && isFinite(v)),
   onSetAside: fn,
-};
-const SENSOR: Record<string, Check> = { resource: required(positiveInteger), every: required(period), read: required(fn) };
-const ACTUATOR: Record<string, Check> = {
+});
+const SENSOR: Record<string, Check> = Object.freeze({ resource: required(positiveInteger), every: required(period), read: required(fn) });
+const ACTUATOR: Record<string, Check> = Object.freeze({
   resource: required(positiveInteger),
   every: required(period),
   handle: required(fn),
   applyCurrent: expect('a boolean', (v) => typeof v === 'boolean'),
-};
-const UPLINK: Record<keyof UplinkConfig, Check> = {
+});
+const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   batch: (v) => positiveInteger(v) ?? ((v as number) > LIMITS.maxBatchElements ? 'expected at most ' + LIMITS.maxBatchElements + ', got ' + v : null),
   flushMs: period,
   maxLatencyMs: period,
@@ -160,7 +170,7 @@ const UPLINK: Record<keyof UplinkConfig, Check> = {
   backoffCapMs: period,
   authRetryMs: period,
   startJitterMs: expect('a number ≥ 0', (v) => typeof v === 'number' && v >= 0 && v < Infinity),
-};
+});
 
 /** Checks a configuration; throws one ConfigError that names every problem. The token is never quoted. */
 export function checkConfig(config: unknown): AgentConfig {

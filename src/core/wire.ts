@@ -100,8 +100,8 @@ export interface FailedFeed {
 export const MESSAGE_FEED_CREATED = 'Resource Feed Created!';
 
 /** Defaults of the local service (contract, Limits); the agent must not assume more. */
-export const LIMITS = {
+export const LIMITS = Object.freeze({
   maxIdsInPath: 100,
   maxBatchElements: 1000,
   maxBodyBytes: 1024 * 1024,
-} as const;
+} as const);

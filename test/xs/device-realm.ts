@@ -12,12 +12,21 @@
 //   "XS linker warnings.md"): every function frozen, class constructors included, so static fields are
 //   read-only; Map, Set, WeakMap, WeakSet and Date instances immutable (their mutators throw); typed
 //   arrays immutable through their methods (an indexed write cannot be made to throw from JavaScript);
-//   plain objects, arrays and `let` bindings stay writable, as aliasable ROM objects do.
+//   plain objects, arrays and `let` bindings stay writable, as aliasable ROM objects do. Like the XS
+//   linker's fxCheckAliases (xs/tools/xslSlot.c), it lists the objects left aliasable: each costs a RAM
+//   pointer on the device, and the linker warns "not frozen". (Its "no const" warnings are about
+//   closure variables, which JavaScript cannot see.)
 type Bindings = () => Record<string, unknown>;
+
+/** What preload left: the modules, and the paths of the objects it left aliasable (`module: name.key[0]`). */
+export interface PreloadReport {
+  modules: string[];
+  aliasable: string[];
+}
 
 interface DeviceRealm {
   __xsPreload(module: string, bindings: Bindings): void;
-  __xsEndPreload(): string[];
+  __xsEndPreload(): PreloadReport;
 }
 
 const modules: [string, Bindings][] = [];
@@ -94,29 +103,43 @@ function makeReadOnly(o: object, methods: string[]): void {
   Object.preventExtensions(o);
 }
 
-/** Leaves everything the modules' bindings reach as preload does; returns the modules it saw. */
-function endPreload(): string[] {
-  const stack: unknown[] = [];
-  for (const [, bindings] of modules) {
+/** Leaves everything the modules' bindings reach as preload does, and reports what stayed aliasable. */
+function endPreload(): PreloadReport {
+  const stack: [unknown, string][] = [];
+  for (const [name, bindings] of modules) {
     const values = bindings();
-    for (const key of Object.keys(values)) stack.push(values[key]);
+    for (const key of Object.keys(values)) stack.push([values[key], name + ': ' + key]);
   }
   const seen = new Set<object>();
+  const prototypes = new Set<unknown>();
+  const aliasable: string[] = [];
   while (stack.length > 0) {
-    const o = stack.pop();
+    const [o, path] = stack.pop() as [unknown, string];
     // Intrinsics are frozen already and stay out of the walk.
     if (!isObject(o) || seen.has(o) || Object.isFrozen(o)) continue;
     seen.add(o);
-    pushReachable(o, stack);
+    const reachable: unknown[] = [];
+    pushReachable(o, reachable);
+    const keys = [Object.getPrototypeOf(o) === null ? '' : '__proto__'];
+    for (const key of Reflect.ownKeys(o)) {
+      const d = Reflect.getOwnPropertyDescriptor(o, key) as PropertyDescriptor;
+      const name = Array.isArray(o) && typeof key === 'string' && /^\d+$/.test(key) ? '[' + key + ']' : '.' + String(key);
+      if ('value' in d) keys.push(name);
+      else keys.push(name + ' (get)', name + ' (set)');
+    }
+    reachable.forEach((value, i) => stack.push([value, path + (i === 0 ? '' : keys[i])]));
     if (typeof o === 'function') {
+      // A class's prototype holds its methods; the linker does not count it among aliasable objects.
+      prototypes.add((o as { prototype?: unknown }).prototype);
       Object.freeze(o);
       continue;
     }
-    for (const [proto, methods] of MUTATORS) {
-      if (proto !== null && Object.prototype.isPrototypeOf.call(proto, o)) makeReadOnly(o, methods);
-    }
+    const builtin = MUTATORS.find(([proto]) => proto !== null && Object.prototype.isPrototypeOf.call(proto, o));
+    if (builtin !== undefined) makeReadOnly(o, builtin[1]);
+    // A preloaded RegExp cannot be aliased either (it is immutable), so the linker does not count it.
+    else if (!prototypes.has(o) && !(o instanceof RegExp)) aliasable.push(path);
   }
-  return modules.map(([name]) => name);
+  return { modules: modules.map(([name]) => name), aliasable: aliasable.sort() };
 }
 
 const realm: DeviceRealm = {

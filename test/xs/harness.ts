@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import ts from 'typescript';
 import { errorText } from '../../src/core/errors';
+import type { PreloadReport } from './device-realm';
 
 /** The worker's meters after an evaluation: live slots and XS's compute count. */
 export interface Meter {
@@ -50,8 +51,8 @@ export async function bundleForXs(entry: string, options: BundleOptions = {}): P
   return result.outputFiles[0].text;
 }
 
-/** The modules a device build preloads: the core and the Moddable adapter (manifest.json). */
-export const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable)[\\/][^\\/]+\.ts$/;
+/** The modules a device build preloads: the core, the Moddable adapter and its firmware (manifest.json). */
+export const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable([\\/]firmware)?)[\\/][^\\/]+\.ts$/;
 
 /** The names a module declares at its top level, as values: what its closures may hold at run time. */
 export function topLevelBindings(source: string, file: string): string[] {
@@ -137,13 +138,13 @@ export class XsWorker {
     await worker.evaluate(await bundleForXs(fileURLToPath(entry), device ? { preload: options.preloaded ?? DEVICE_MODULES } : {}));
     if (device) {
       const { reply } = await worker.evaluate('new TextEncoder().encode(JSON.stringify(__xsEndPreload())).buffer');
-      worker.preloaded = JSON.parse(reply) as string[];
+      worker.preload = JSON.parse(reply) as PreloadReport;
     }
     return worker;
   }
 
-  /** The modules the device realm left as preload does (their paths); empty without it. */
-  preloaded: string[] = [];
+  /** What the device realm left as preload does: the modules (their paths), and what stayed aliasable. */
+  preload: PreloadReport = { modules: [], aliasable: [] };
 
   /** Evaluates a script; resolves with its meters and, when it gave an ArrayBuffer (or a box holding one), its text. */
   async evaluate(code: string): Promise<{ reply: string; meter: Meter }> {

@@ -27,7 +27,9 @@ describe('the device realm of the XS harness', () => {
   });
 
   it('leaves a preloaded module as preload does', () => {
-    expect(worker.preloaded).toEqual([expect.stringMatching(/preloaded-module\.ts$/)]);
+    expect(worker.preload.modules).toEqual([expect.stringMatching(/preloaded-module\.ts$/)]);
+    // As the XS linker warns "not frozen": the plain object (and nothing of the class, the Map, ...).
+    expect(worker.preload.aliasable).toEqual([expect.stringMatching(/preloaded-module\.ts: plain$/)]);
     expect(outcomes.mapSet).toMatch(/^TypeError: set: read-only/);
     expect(outcomes.mapGet).toBe('ok');
     expect(outcomes.setAdd).toMatch(/^TypeError: add: read-only/);
