@@ -3,7 +3,12 @@
 // against the interface's tables and its records against the request (ids, order, count). Every failure
 // of the exchange or the answer rejects with a FeedError; a programming error (a bad id, a write without
 // a token) rejects with a plain TypeError, RangeError or Error before anything is sent.
-import type { Host, HttpRequest } from './host';
+//
+// Stack depth is a budget on the device: XS spends about 27 stack slots on each pending async call
+// (measured on a lin build; an ESP32 build's stack is 384 slots), and a request used to add four of them
+// to its caller's depth. So each call starts its work in a promise job (`later`), on a fresh stack, and
+// the steps of an exchange are plain functions chained with `then`.
+import type { Host, HttpRequest, HttpResult } from './host';
 import type { CreatedFeed, Feed, FeedInput, InputValue, Resource, Subtype } from './wire';
 import { LIMITS } from './wire';
 import { rawData } from './validate';
@@ -64,9 +69,11 @@ export class FeedClient {
   }
 
   /** Operation 1. */
-  async getResource(id: number, o?: CallOptions): Promise<Resource> {
-    checkId(id, 'resource id');
-    return this.one_('GET', '/resource/' + id, undefined, this.readHeaders_(o), o, RESOURCE, id);
+  getResource(id: number, o?: CallOptions): Promise<Resource> {
+    return later(() => {
+      checkId(id, 'resource id');
+      return this.one_<Resource>('GET', '/resource/' + id, undefined, this.readHeaders_(o), o, RESOURCE, id);
+    });
   }
 
   /** Operation 2: one resource per id, in order; over 100 ids go in several requests. */
@@ -75,11 +82,13 @@ export class FeedClient {
   }
 
   /** Operation 3. */
-  async createFeed(id: number, input: InputValue, o?: CallOptions): Promise<CreatedFeed> {
-    checkId(id, 'resource id');
-    checkInput(input, 'input');
-    const headers = this.writeHeadersFor_('createFeed', o);
-    return this.one_('POST', '/resource/' + id + '/feeds', '{"input":' + JSON.stringify(input) + '}', headers, o, CREATED, id);
+  createFeed(id: number, input: InputValue, o?: CallOptions): Promise<CreatedFeed> {
+    return later(() => {
+      checkId(id, 'resource id');
+      checkInput(input, 'input');
+      const headers = this.writeHeadersFor_('createFeed', o);
+      return this.one_<CreatedFeed>('POST', '/resource/' + id + '/feeds', '{"input":' + JSON.stringify(input) + '}', headers, o, CREATED, id);
+    });
   }
 
   /**
@@ -87,25 +96,29 @@ export class FeedClient {
    * element. The batch is sent as one request whatever its size (splitting would break atomicity); an
    * empty batch sends nothing.
    */
-  async createFeeds(elements: readonly FeedInput[], o?: CallOptions): Promise<BatchOutcome> {
-    const parts: string[] = [];
-    for (let i = 0; i < elements.length; i++) {
-      const { id_resource, input } = elements[i];
-      checkId(id_resource, 'elements[' + i + '].id_resource');
-      checkInput(input, 'elements[' + i + '].input');
-      // Only the two documented fields, whatever else the caller's objects carry.
-      parts.push(JSON.stringify({ id_resource, input }));
-    }
-    return this.batch_('[' + parts.join(',') + ']', elements.length, (i) => elements[i].id_resource, elements, o);
+  createFeeds(elements: readonly FeedInput[], o?: CallOptions): Promise<BatchOutcome> {
+    return later(() => {
+      const parts: string[] = [];
+      for (let i = 0; i < elements.length; i++) {
+        const { id_resource, input } = elements[i];
+        checkId(id_resource, 'elements[' + i + '].id_resource');
+        checkInput(input, 'elements[' + i + '].input');
+        // Only the two documented fields, whatever else the caller's objects carry.
+        parts.push(JSON.stringify({ id_resource, input }));
+      }
+      return this.batch_('[' + parts.join(',') + ']', elements.length, (i) => elements[i].id_resource, elements, o);
+    });
   }
 
   /**
    * Operation 4 with a body already encoded by the queue: `count` elements, the id_resource of element
    * i is `resourceAt(i)` (used to check the answer matches).
    */
-  async createFeedsEncoded(body: string, count: number, resourceAt: (i: number) => number, o?: CallOptions): Promise<BatchOutcome> {
-    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count ' + count + ' is not a non-negative integer');
-    return this.batch_(body, count, resourceAt, null, o);
+  createFeedsEncoded(body: string, count: number, resourceAt: (i: number) => number, o?: CallOptions): Promise<BatchOutcome> {
+    return later(() => {
+      if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count ' + count + ' is not a non-negative integer');
+      return this.batch_(body, count, resourceAt, null, o);
+    });
   }
 
   /** Operation 5: null where a resource has no feed. */
@@ -119,7 +132,7 @@ export class FeedClient {
   }
 
   /** Operations 1 and 3: one record of `table`, for resource `id`. */
-  private async one_<T>(
+  private one_<T>(
     method: 'GET' | 'POST',
     resourcePath: string,
     body: string | undefined,
@@ -129,58 +142,63 @@ export class FeedClient {
     id: number,
   ): Promise<T> {
     const path = this.device_ + resourcePath + query(o);
-    const payload = await this.exchange_(method, path, body, headers, 0);
-    const issue = recordIssue(payload, table, id);
-    if (issue !== null) throw this.malformed_(method + ' ' + path, 'payload' + issue);
-    return payload as T;
+    return this.exchange_(method, path, body, headers, 0).then((payload) => {
+      const issue = recordIssue(payload, table, id);
+      if (issue !== null) throw this.malformed_(method + ' ' + path, 'payload' + issue);
+      return payload as T;
+    });
   }
 
   /** Operations 2, 5, 6: at most LIMITS.maxIdsInPath ids per request, answers concatenated in order. */
-  private async list_<T>(
+  private list_<T>(
     ids: readonly number[],
     suffix: string,
     recordIssue: (v: unknown, id: number) => string | null,
     o: CallOptions | undefined,
   ): Promise<T[]> {
-    for (let i = 0; i < ids.length; i++) checkId(ids[i], 'ids[' + i + ']');
-    const headers = this.readHeaders_(o);
-    let all: T[] = [];
-    for (let from = 0; from < ids.length; from += LIMITS.maxIdsInPath) {
-      const part = ids.slice(from, from + LIMITS.maxIdsInPath);
-      const path = this.device_ + '/resources/' + part.join(',') + suffix + query(o);
-      const payload = await this.exchange_('GET', path, undefined, headers, 0);
-      const issue = listIssue(payload, part.length, (i) => recordIssue((payload as unknown[])[i], part[i]), 'records');
-      if (issue !== null) throw this.malformed_('GET ' + path, 'payload' + issue);
-      all = all.concat(payload as T[]);
-    }
-    return all;
+    return later(() => {
+      for (let i = 0; i < ids.length; i++) checkId(ids[i], 'ids[' + i + ']');
+      const headers = this.readHeaders_(o);
+      const from = (start: number, all: T[]): Promise<T[]> | T[] => {
+        if (start >= ids.length) return all;
+        const part = ids.slice(start, start + LIMITS.maxIdsInPath);
+        const path = this.device_ + '/resources/' + part.join(',') + suffix + query(o);
+        return this.exchange_('GET', path, undefined, headers, 0).then((payload) => {
+          const issue = listIssue(payload, part.length, (i) => recordIssue((payload as unknown[])[i], part[i]), 'records');
+          if (issue !== null) throw this.malformed_('GET ' + path, 'payload' + issue);
+          return from(start + LIMITS.maxIdsInPath, all.concat(payload as T[]));
+        });
+      };
+      return from(0, []);
+    });
   }
 
-  private async batch_(
+  private batch_(
     body: string,
     count: number,
     resourceAt: (i: number) => number,
     elements: readonly FeedInput[] | null,
     o: CallOptions | undefined,
-  ): Promise<BatchOutcome> {
+  ): Promise<BatchOutcome> | BatchOutcome {
     const headers = this.writeHeadersFor_('createFeeds', o);
     if (count === 0) return { rejected: [], stored: 0 };
     const path = this.device_ + '/resources/feeds' + query(o);
-    const payload = await this.exchange_('POST', path, body, headers, count);
-    // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
-    // back for that, only on this rare path.
-    const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
-    const outcome = batchOutcome(payload, count, resourceAt, known);
-    if (typeof outcome === 'string') throw this.malformed_('POST ' + path, 'payload' + outcome);
-    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token_);
-    return outcome;
+    return this.exchange_('POST', path, body, headers, count).then((payload) => {
+      // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
+      // back for that, only on this rare path.
+      const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
+      const outcome = batchOutcome(payload, count, resourceAt, known);
+      if (typeof outcome === 'string') throw this.malformed_('POST ' + path, 'payload' + outcome);
+      for (const r of outcome.rejected) r.reason = redact(r.reason, this.token_);
+      return outcome;
+    });
   }
 
   /**
    * One exchange: the payload of a 200 answer whose envelope is well formed, else a FeedError.
    * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`.
    */
-  private async exchange_(
+  private exchange_(
     method: 'GET' | 'POST',
     path: string,
     body: string | undefined,
@@ -190,14 +208,17 @@ export class FeedClient {
     const request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_ };
     if (body !== undefined) request.body = body;
     const where = method + ' ' + path;
-    let result;
-    try {
-      result = await this.send_(request);
-    } catch (e) {
-      // The host contract says an adapter never rejects; if one does, it is still a failed exchange
-      // that may have reached the service, not a crash of the caller.
-      result = { kind: 'network', message: String(e), maybeDelivered: true } as const;
-    }
+    // The host contract says an adapter never rejects nor throws; if one does, it is still a failed
+    // exchange that may have reached the service, not a crash of the caller.
+    const broken = (e: unknown): HttpResult => ({ kind: 'network', message: String(e), maybeDelivered: true });
+    return later(() => this.send_(request)).then(
+      (result) => this.payload_(result, where, batchCount),
+      (e: unknown) => this.payload_(broken(e), where, batchCount),
+    );
+  }
+
+  /** The payload of a 200 answer whose envelope is well formed; a FeedError for anything else. */
+  private payload_(result: HttpResult, where: string, batchCount: number): unknown {
     if (result.kind === 'timeout') {
       throw this.fail_('timeout', 'timeout after ' + this.timeoutMs_ + ' ms on ' + where, { maybeDelivered: result.maybeDelivered });
     }
@@ -255,6 +276,11 @@ export class FeedClient {
     if (o?.auth === false) throw new Error(method + ' cannot send without the Authorization header (auth: false)');
     return this.writeHeaders_;
   }
+}
+
+/** Runs `work` in a promise job: on a fresh stack, and a throw becomes a rejection. */
+function later<T>(work: () => T | Promise<T>): Promise<T> {
+  return Promise.resolve().then(work);
 }
 
 function query(o: CallOptions | undefined): string {

@@ -66,7 +66,10 @@ export class VirtualClock {
   }
 }
 
-/** Lets queued promise jobs run: enough turns for chains of awaits inside the agent. */
+/**
+ * Lets queued promise jobs run: enough turns for several requests in a row inside the agent, each a
+ * dozen promise hops (the client starts each step in a promise job, to keep the device's stack shallow).
+ */
 export async function drainMicrotasks(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
+  for (let i = 0; i < 200; i++) await Promise.resolve();
 }
