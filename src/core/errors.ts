@@ -59,30 +59,28 @@ export function isAuthError(e: unknown): boolean {
   return e instanceof FeedError && e.kind === 'http' && (e.status === 401 || e.status === 403);
 }
 
-// Up to 9 digits (about 31 years): a longer value is junk, not a wait.
-const DELTA_SECONDS = /^\s*(\d{1,9})\s*$/;
+// The regular expressions are written inside the functions that use them, never at module level: on a
+// Moddable build a module-level one is preloaded into flash, and XS 8.2.3 crashes when a garbage
+// collection runs during its exec (docs/moddable.md). Evaluated in a function, each is a RAM object.
 
 /** A raw `Retry-After` header in ms: the delta-seconds form, else -1 (absent, an HTTP-date, junk). */
 export function parseRetryAfter(value: string | null): number {
-  const match = value === null ? null : DELTA_SECONDS.exec(value);
+  // Up to 9 digits (about 31 years): a longer value is junk, not a wait.
+  const match = value === null ? null : /^\s*(\d{1,9})\s*$/.exec(value);
   return match === null ? -1 : Number(match[1]) * 1000;
 }
 
-// The contract's operation-4 messages name the first bad element: `element 3: resource 99 not found`.
-const ELEMENT = /\belement (\d+):/;
-
 /** The element index an operation-4 failure message names, or -1. */
 export function elementIndexOf(message: string): number {
-  const match = ELEMENT.exec(message);
+  // The contract's operation-4 messages name the first bad element: `element 3: resource 99 not found`.
+  const match = /\belement (\d+):/.exec(message);
   return match === null ? -1 : Number(match[1]);
 }
-
-// Any bearer credential (RFC 6750 token syntax), whatever token it carries: a proxy may echo a header
-// we never sent.
-const BEARER = /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
 /** `text` with every occurrence of `secret`, and any `Bearer <credential>`, replaced by a marker. */
 export function redact(text: string, secret: string | undefined): string {
   const out = secret ? text.split(secret).join('[redacted]') : text;
-  return out.replace(BEARER, 'Bearer [redacted]');
+  // Any bearer credential (RFC 6750 token syntax), whatever token it carries: a proxy may echo a header
+  // we never sent.
+  return out.replace(/\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi, 'Bearer [redacted]');
 }

@@ -10,8 +10,6 @@ export interface Restriction {
   end: number;
 }
 
-// A decimal number as JSON or a person writes it; no whitespace, no hex, no "Infinity".
-const NUMERIC = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 /**
  * Compiles a subtype's restriction. A regex may be given bare (`[0-9]+`) or with delimiters and flags
@@ -41,7 +39,9 @@ export function rawData(input: InputValue): string {
 export function numericValue(input: InputValue): number {
   if (typeof input === 'number') return input;
   if (typeof input === 'boolean') return input ? 1 : 0;
-  return NUMERIC.test(input) ? Number(input) : NaN;
+  // A decimal number as JSON or a person writes it; no whitespace, no hex, no "Infinity". In the
+  // function, not at module level: see errors.ts on preloaded regular expressions.
+  return /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(input) ? Number(input) : NaN;
 }
 
 /**

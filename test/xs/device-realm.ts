@@ -12,7 +12,9 @@
 //   "XS linker warnings.md"): every function frozen, class constructors included, so static fields are
 //   read-only; Map, Set, WeakMap, WeakSet and Date instances immutable (their mutators throw); typed
 //   arrays immutable through their methods (an indexed write cannot be made to throw from JavaScript);
-//   plain objects, arrays and `let` bindings stay writable, as aliasable ROM objects do. Like the XS
+//   plain objects, arrays and `let` bindings stay writable, as aliasable ROM objects do. A RegExp refuses
+//   to match: XS 8.2.3 crashes when a garbage collection runs during the exec of a preloaded one (seen
+//   on lin builds, docs/moddable.md), so the core writes its literals inside functions. Like the XS
 //   linker's fxCheckAliases (xs/tools/xslSlot.c), it lists the objects left aliasable: each costs a RAM
 //   pointer on the device, and the linker warns "not frozen". (Its "no const" warnings are about
 //   closure variables, which JavaScript cannot see.)
@@ -103,6 +105,15 @@ function makeReadOnly(o: object, methods: string[]): void {
   Object.preventExtensions(o);
 }
 
+/** Makes a preloaded RegExp throw where the device would crash: every match goes through `exec`. */
+function refuseMatching(o: RegExp, path: string): void {
+  Object.defineProperty(o, 'exec', {
+    value: () => {
+      throw new TypeError(path + ': a preloaded RegExp crashes XS 8.2.3 when a garbage collection runs during its exec; write the literal inside the function that uses it');
+    },
+  });
+}
+
 /** Leaves everything the modules' bindings reach as preload does, and reports what stayed aliasable. */
 function endPreload(): PreloadReport {
   const stack: [unknown, string][] = [];
@@ -136,8 +147,8 @@ function endPreload(): PreloadReport {
     }
     const builtin = MUTATORS.find(([proto]) => proto !== null && Object.prototype.isPrototypeOf.call(proto, o));
     if (builtin !== undefined) makeReadOnly(o, builtin[1]);
-    // A preloaded RegExp cannot be aliased either (it is immutable), so the linker does not count it.
-    else if (!prototypes.has(o) && !(o instanceof RegExp)) aliasable.push(path);
+    else if (o instanceof RegExp) refuseMatching(o, path);
+    else if (!prototypes.has(o)) aliasable.push(path);
   }
   return { modules: modules.map(([name]) => name), aliasable: aliasable.sort() };
 }
