@@ -44,6 +44,16 @@ describe('the device realm of the XS harness', () => {
     expect(outcomes.letBinding).toBe('ok');
   });
 
+  it('finds nothing aliasable in the core, the adapter and the firmware (the XS linker would warn "not frozen")', async () => {
+    const device = await XsWorker.load('device-modules', new URL('./fixtures/device-modules-entry.ts', import.meta.url));
+    try {
+      expect(device.preload.modules.length).toBeGreaterThanOrEqual(25);
+      expect(device.preload.aliasable).toEqual([]);
+    } finally {
+      await device.close();
+    }
+  });
+
   it('finds every top-level value binding of a module, and no type', () => {
     const source = [
       'import { x } from "y";',

@@ -1,0 +1,56 @@
+// The firmware: reads `mc/config`, starts the agent with the sensors any ESP32 has on the resources
+// named in `resources=…`, traces every command the platform sends, and a status line now and then.
+// A bad or missing config key is one trace line that names it, and nothing starts: no abort.
+// Preloadable: the module only defines; the SDK runs the default export once setup/network is done.
+import config from 'mc/config';
+import Instrumentation from 'instrumentation';
+import Net from 'net';
+import Timer from 'timer';
+import { createAgent } from '../../../src/core/agent';
+import type { Agent } from '../../../src/core/agent';
+import { errorText } from '../../../src/core/errors';
+import { openFlashQueue } from '../flash-queue';
+import { createModdableHost } from '../host';
+import { files, sdk } from '../modules';
+import { firmwareActuators, firmwareSensors, skippedRoles } from './sensors';
+import { readSettings } from './settings';
+import { statusLine } from './status';
+
+function say(text: string): void {
+  trace('feed-agent: ' + text + '\n');
+}
+
+export default function main(): void {
+  const read = readSettings(config);
+  if (read.problems !== undefined) return say('config: ' + read.problems.join('; '));
+  const settings = read.settings;
+  const slotUsed = Instrumentation.map('XS Slot Heap Used');
+  const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
+  const storage = openFlashQueue(files, { path: config.file.root + 'feed-agent.q', spillEvery: settings.spillEvery, log: say });
+  const host = createModdableHost(sdk, { storage });
+  const sources = {
+    now: host.now,
+    heapUsed: () => (Instrumentation.get(slotUsed) ?? 0) + (Instrumentation.get(chunkUsed) ?? 0),
+    rssi: (): number | undefined => {
+      const rssi: unknown = Net.get('RSSI');
+      return typeof rssi === 'number' ? rssi : undefined;
+    },
+    trace,
+  };
+  const sensors = firmwareSensors(settings, sources);
+  const actuators = firmwareActuators(settings, sources);
+  let agent: Agent;
+  try {
+    agent = createAgent(host, { url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, uplink: { queue: settings.queue } });
+  } catch (e) {
+    return say(errorText(e));
+  }
+  const skipped = skippedRoles(settings, sensors);
+  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + sensors.length + ' sensors every ' + settings.every + ' ms, ' +
+    actuators.length + ' command resource' + (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
+  agent.start().then(
+    () => say('started'),
+    (e: unknown) => say('not started: ' + errorText(e)),
+  );
+  if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats())), settings.statusEvery);
+}

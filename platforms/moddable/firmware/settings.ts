@@ -1,0 +1,94 @@
+// The firmware's settings, read from `mc/config` (the manifest's `config`, and `key=value` on the
+// mcconfig line, which arrive as strings). Every problem is named at once, in words a person who typed
+// the build line can act on; the token's value is never repeated.
+
+/** The resources the firmware feeds, by role: three sensors and the actuator that traces commands. */
+export const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'command'] as const);
+export type Role = (typeof ROLES)[number];
+
+export interface Settings {
+  url: string;
+  publicKey: string;
+  token: string;
+  /** Resource id per role; a role left out is not fed. */
+  resources: Partial<Record<Role, number>>;
+  /** Sampling period of the sensors, ms (`every`, default 10 s). */
+  every: number;
+  /** How often the command resource is polled, ms (`commandEvery`, default 5 s). */
+  commandEvery: number;
+  /** Queue capacity in samples (`queue`, default 1,024). */
+  queue: number;
+  /** Once a flush failed, samples are written to flash every this many (`spillEvery`, default 64). */
+  spillEvery: number;
+  /** Bytes of the XS heap (`xsHeap`: the manifest sets it beside creation.static); 0 when unknown. */
+  xsHeap: number;
+  /** How often a status line is traced, ms (`statusEvery`, default 60 s; 0: never). */
+  statusEvery: number;
+}
+
+export type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
+
+const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: 1024, spillEvery: 64, xsHeap: 0, statusEvery: 60_000 });
+
+export function readSettings(config: Record<string, unknown>): SettingsResult {
+  const problems: string[] = [];
+  const text = (key: string, check: (v: string) => string | null, secret = false): string => {
+    const value = config[key];
+    if (value === undefined || value === '') {
+      problems.push(key + ': missing (add ' + key + '=… to the mcconfig line)');
+      return '';
+    }
+    const problem = typeof value === 'string' ? check(value) : 'expected text';
+    if (problem !== null) problems.push(key + ': ' + problem + (secret ? '' : ', got "' + String(value) + '"'));
+    return String(value);
+  };
+  const count = (key: keyof typeof DEFAULTS, least: number): number => {
+    const value = config[key];
+    if (value === undefined || value === '') return DEFAULTS[key];
+    const n = Number(value);
+    if (Number.isSafeInteger(n) && n >= least) return n;
+    problems.push(key + ': expected a whole number ≥ ' + least + ', got "' + String(value) + '"');
+    return DEFAULTS[key];
+  };
+  const url = text('url', (v) => (/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v) ? null : 'expected http://host[:port] or https://host[:port]'));
+  const publicKey = text('publicKey', () => null);
+  const token = text('token', () => null, true);
+  const resources = readResources(config.resources, problems);
+  const settings: Settings = {
+    url,
+    publicKey,
+    token,
+    resources,
+    every: count('every', 100),
+    commandEvery: count('commandEvery', 100),
+    queue: count('queue', 1),
+    spillEvery: count('spillEvery', 1),
+    xsHeap: count('xsHeap', 0),
+    statusEvery: count('statusEvery', 0),
+  };
+  return problems.length > 0 ? { problems } : { settings };
+}
+
+/** `resources=uptime:201,heap:202,rssi:203,command:204`: a role and a resource id per pair. */
+function readResources(value: unknown, problems: string[]): Partial<Record<Role, number>> {
+  const resources: Partial<Record<Role, number>> = {};
+  const example = ' (e.g. resources=uptime:201,heap:202,rssi:203,command:204)';
+  if (value === undefined || value === '') {
+    problems.push('resources: missing' + example);
+    return resources;
+  }
+  const seen: number[] = [];
+  for (const pair of String(value).split(',')) {
+    const [role, id, extra] = pair.trim().split(':');
+    const n = Number(id);
+    if (ROLES.indexOf(role as Role) < 0) problems.push('resources: "' + role + '" is not one of ' + ROLES.join(', ') + example);
+    else if (extra !== undefined || !Number.isSafeInteger(n) || n <= 0) problems.push('resources: "' + pair.trim() + '" is not role:id with a positive whole id' + example);
+    else if (resources[role as Role] !== undefined) problems.push('resources: ' + role + ' is given twice');
+    else if (seen.indexOf(n) >= 0) problems.push('resources: resource ' + n + ' is given twice');
+    else {
+      resources[role as Role] = n;
+      seen.push(n);
+    }
+  }
+  return resources;
+}

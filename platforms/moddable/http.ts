@@ -1,0 +1,175 @@
+// Host['request'] over the SDK's classic HTTP client (`Request` from "http", modules/network/http/http.js):
+// one connection per request, since it always sends `Connection: close`; SecureSocket for https URLs.
+// Every way an exchange fails becomes an HttpResult with the right `maybeDelivered`: it never rejects.
+//
+// - The body is streamed. `body: true` makes http.js ask for it in fragments (callback message 0) no
+//   larger than the room in the socket, and the adapter sends Content-Length in bytes itself. A body
+//   given whole is written in one call, which throws "can't write all data" once it outgrows the socket's
+//   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB.
+// - When the fragment callback answers undefined, the whole request has been handed to the socket. From
+//   then on the service may act on it (maybeDelivered); before, it cannot: its Content-Length is not met.
+// - http.js runs inside the socket's callback, where nobody catches for us: on lin a refused connection
+//   throws "write failed" from the first write, a garbled status line throws "unexpected status format",
+//   and an exception escaping a host callback aborts the app (fxAbort). The socket's callback is wrapped
+//   so that such a throw fails the exchange instead.
+// - http.js has no timeout: a Timer closes the request.
+// - Each exchange starts from a promise job, and its answer is decoded in another, each on a fresh
+//   stack: http.js's constructor and its socket callback go deep, and adding the agent's calls below the
+//   one and the decoding above the other overflowed the 384-slot stack of an ESP32 build (measured on a
+//   lin build, docs/moddable.md).
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
+import { errorText } from '../../src/core/errors';
+import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
+import type { RequestOptions, Sdk, SdkRequest } from './sdk';
+import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from './sdk';
+
+export interface HttpOptions {
+  /**
+   * SecureSocket's `secure` options for https URLs, over `{protocolVersion: 0x303}` (TLS 1.2). The CA
+   * certificates that verify the server are the manifest's `resources` (see manifest.json), unless a
+   * `certificate` is given here.
+   */
+  secure?: Record<string, unknown>;
+}
+
+const TLS_1_2 = 0x303;
+
+/** An exchange's end: an HttpResult, or an answer whose body is still bytes. */
+type Ending = HttpResult | { kind: 'answer'; status: number; retryAfter: string | null; bytes: ArrayBuffer };
+
+export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer'>, options: HttpOptions = {}): Host['request'] {
+  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new Exchange(sdk, options, req, resolve).start());
+  return (req) => Promise.resolve(req).then(exchange).then(toResult);
+}
+
+function toResult(ending: Ending): HttpResult {
+  return ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: decode(ending.bytes) } : ending;
+}
+
+/** One request, from the dictionary to the result; every reference is dropped once it settled. */
+class Exchange {
+  private request: SdkRequest | null = null;
+  private timer: unknown = null;
+  /** The body as UTF-8, until it was handed over; null for a request without one. */
+  private body: ArrayBuffer | null = null;
+  private sent = 0;
+  /** The whole request was handed to the socket. */
+  private written = false;
+  private status = 0;
+  private retryAfter: string | null = null;
+  private settled = false;
+
+  constructor(
+    private readonly sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer'>,
+    private readonly options: HttpOptions,
+    private readonly req: HttpRequest,
+    private readonly resolve: (ending: Ending) => void,
+  ) {}
+
+  start(): void {
+    const { sdk, req } = this;
+    // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/errors.ts).
+    const url = /^(https?):\/\/([^/?#:]+)(?::(\d+))?([^#]*)$/.exec(req.url);
+    if (url === null) return this.fail('not an http or https URL', false);
+    const secure = url[1] === 'https';
+    const host = url[2];
+    const port = url[3] !== undefined ? Number(url[3]) : secure ? 443 : 80;
+    if (secure && sdk.SecureSocket === undefined) return this.fail('https needs SecureSocket (include $(MODULES)/crypt/tls.json)', false);
+    const headers: string[] = [];
+    for (const name in req.headers) headers.push(name, req.headers[name]);
+    if (req.body !== undefined) {
+      const body = new ArrayBuffer(utf8Length(req.body));
+      utf8Write(req.body, new Uint8Array(body), 0);
+      this.body = body;
+      headers.push('Content-Length', String(body.byteLength));
+    }
+    // http.js names the host without its port; a server behind a shared address needs both.
+    if (port !== (secure ? 443 : 80)) headers.push('Host', host + ':' + port);
+    const dictionary: RequestOptions = { host, port, path: url[4] === '' ? '/' : url[4], method: req.method, headers, body: true, response: ArrayBuffer };
+    if (secure) {
+      dictionary.Socket = sdk.SecureSocket;
+      dictionary.secure = { protocolVersion: TLS_1_2, ...this.options.secure };
+    }
+    let request: SdkRequest;
+    try {
+      request = new sdk.Request(dictionary);
+    } catch (e) {
+      // Name resolution, the socket, a TLS certificate resource that is missing: nothing was sent.
+      return this.fail('cannot connect to ' + host + ':' + port + ': ' + errorText(e), false);
+    }
+    this.request = request;
+    this.timer = sdk.Timer.set(() => this.expire(), req.timeoutMs);
+    request.callback = (message, value, etc) => this.onMessage(message, value, etc);
+    const socket = request.socket;
+    if (socket !== undefined) {
+      const inner = socket.callback;
+      socket.callback = (message, value) => {
+        try {
+          inner.call(socket, message, value);
+        } catch (e) {
+          this.fail(errorText(e), this.written || this.status > 0);
+        }
+      };
+    }
+  }
+
+  private onMessage(message: number, value: unknown, etc: unknown): ArrayBuffer | undefined {
+    if (this.settled) return undefined;
+    if (message === REQUEST_FRAGMENT) return this.fragment(value as number);
+    if (message === STATUS) this.status = value as number;
+    else if (message === HEADER && value === 'retry-after') this.retryAfter = String(etc);
+    else if (message === RESPONSE_COMPLETE) this.finish({ kind: 'answer', status: this.status, retryAfter: this.retryAfter, bytes: value as ArrayBuffer });
+    else if (message < 0) {
+      this.fail(this.status > 0 ? 'connection closed before the answer was complete' : 'connection failed or closed', this.written || this.status > 0);
+    }
+    return undefined;
+  }
+
+  /** The next piece of the body, at most `room` bytes; undefined once all of it was handed over. */
+  private fragment(room: number): ArrayBuffer | undefined {
+    const body = this.body;
+    if (body === null || this.sent === body.byteLength) {
+      this.body = null;
+      this.written = true;
+      return undefined;
+    }
+    const end = this.sent + Math.min(room, body.byteLength - this.sent);
+    const piece = body.slice(this.sent, end);
+    this.sent = end;
+    return piece;
+  }
+
+  private expire(): void {
+    this.timer = null;
+    this.finish({ kind: 'timeout', maybeDelivered: this.written || this.status > 0 });
+  }
+
+  private fail(message: string, maybeDelivered: boolean): void {
+    this.finish({ kind: 'network', message, maybeDelivered });
+  }
+
+  /** Settles once: clears the timer, closes the request unless http.js is finishing it, drops every reference. */
+  private finish(ending: Ending): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer !== null) this.sdk.Timer.clear(this.timer);
+    const request = this.request;
+    this.request = null;
+    this.body = null;
+    if (request !== null && ending.kind !== 'answer') {
+      try {
+        request.close();
+      } catch {
+        // Already closed by http.js: nothing is left to release.
+      }
+    }
+    this.resolve(ending);
+  }
+}
+
+/** The answer's bytes as text: ASCII in one native call per 64 bytes, anything else as UTF-8. */
+function decode(buffer: ArrayBuffer): string {
+  const bytes = new Uint8Array(buffer);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] >= 0x80) return utf8Read(bytes, 0, bytes.length);
+  return asciiRead(bytes, 0, bytes.length);
+}
