@@ -57,6 +57,7 @@ class Exchange {
   private written = false;
   private status = 0;
   private retryAfter: string | null = null;
+  private secure = false;
   private settled = false;
 
   constructor(
@@ -72,6 +73,7 @@ class Exchange {
     const url = /^(https?):\/\/([^/?#:]+)(?::(\d+))?([^#]*)$/.exec(req.url);
     if (url === null) return this.fail('not an http or https URL', false);
     const secure = url[1] === 'https';
+    this.secure = secure;
     const host = url[2];
     const port = url[3] !== undefined ? Number(url[3]) : secure ? 443 : 80;
     if (secure && sdk.SecureSocket === undefined) return this.fail('https needs SecureSocket (include $(MODULES)/crypt/tls.json)', false);
@@ -120,7 +122,10 @@ class Exchange {
     else if (message === HEADER && value === 'retry-after') this.retryAfter = String(etc);
     else if (message === RESPONSE_COMPLETE) this.finish({ kind: 'answer', status: this.status, retryAfter: this.retryAfter, bytes: value as ArrayBuffer });
     else if (message < 0) {
-      this.fail(this.status > 0 ? 'connection closed before the answer was complete' : 'connection failed or closed', this.written || this.status > 0);
+      // SecureSocket keeps a failed handshake's reason (a certificate no CA of the app verifies) to itself.
+      const why = this.status > 0 ? 'connection closed before the answer was complete'
+        : 'connection failed or closed' + (this.secure ? ' (https: is the CA of the server among the app\'s resources?)' : '');
+      this.fail(why, this.written || this.status > 0);
     }
     return undefined;
   }

@@ -5,6 +5,7 @@
 import config from 'mc/config';
 import Instrumentation from 'instrumentation';
 import Net from 'net';
+import Resource from 'Resource';
 import Timer from 'timer';
 import { createAgent } from '../../../src/core/agent';
 import type { Agent } from '../../../src/core/agent';
@@ -26,8 +27,14 @@ export default function main(): void {
   const settings = read.settings;
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
   const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
-  const storage = openFlashQueue(files, { path: config.file.root + 'feed-agent.q', spillEvery: settings.spillEvery, log: say });
-  const host = createModdableHost(sdk, { storage });
+  const storage = openFlashQueue(files, { path: settings.journal, spillEvery: settings.spillEvery, log: say });
+  let secure: Record<string, unknown> | undefined;
+  try {
+    if (settings.ca !== '') secure = { certificate: new Resource(settings.ca) };
+  } catch (e) {
+    return say('ca: ' + settings.ca + ' is not among the app\'s resources (' + errorText(e) + ')');
+  }
+  const host = createModdableHost(sdk, { storage, secure });
   const sources = {
     now: host.now,
     heapUsed: () => (Instrumentation.get(slotUsed) ?? 0) + (Instrumentation.get(chunkUsed) ?? 0),

@@ -24,6 +24,13 @@ export interface Settings {
   xsHeap: number;
   /** How often a status line is traced, ms (`statusEvery`, default 60 s; 0: never). */
   statusEvery: number;
+  /**
+   * The DER file of the CA that signed the server's chain, among the app's resources (`ca=my-ca.der`);
+   * '' to find it among the SDK's certificates listed in the manifest (`$(MODULES)/crypt/data/caNNN`).
+   */
+  ca: string;
+  /** Where the flash queue keeps what an outage left unsent (`journal`, default the file root's feed-agent.q). */
+  journal: string;
 }
 
 export type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
@@ -54,6 +61,10 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   const publicKey = text('publicKey', () => null);
   const token = text('token', () => null, true);
   const resources = readResources(config.resources, problems);
+  const ca = config.ca === undefined ? '' : String(config.ca);
+  const root = (config.file as { root?: unknown } | undefined)?.root;
+  const journal = config.journal !== undefined && config.journal !== '' ? String(config.journal) : String(root ?? '') + 'feed-agent.q';
+  if (ca !== '' && !/\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
   const settings: Settings = {
     url,
     publicKey,
@@ -65,6 +76,8 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     spillEvery: count('spillEvery', 1),
     xsHeap: count('xsHeap', 0),
     statusEvery: count('statusEvery', 0),
+    ca,
+    journal,
   };
   return problems.length > 0 ? { problems } : { settings };
 }

@@ -1,0 +1,137 @@
+// The firmware as users flash it (manifest.json), built with the real Moddable SDK for its simulator and
+// run headless against the real local service: feeds arrive, presence stays alive, a command is traced,
+// an outage of the service loses nothing, and a device killed in the middle of an outage delivers what
+// its flash queue held once it is back. Runs where the SDK is installed (MODDABLE set, its tools built,
+// xvfb-run present); elsewhere it is skipped with the reason. The lin build has the ESP32's memory
+// budget (manifest.json), so every run is also a check that the firmware fits.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSeed } from '../../src/service/seed';
+import { startService } from '../../src/service';
+import type { RunningService } from '../../src/service';
+import type { Feed, Resource } from '../../src/core/wire';
+import { FaultProxy } from '../support/fault-proxy';
+import { ROOT, Simulator, buildApp, findSdk } from './sdk';
+import type { Sdk } from './sdk';
+
+const sdk = findSdk();
+const SEED = parseSeed(readFileSync(join(ROOT, 'examples', 'device-seed.json'), 'utf8'));
+const DEVICE = SEED.devices[0];
+const [UPTIME, HEAP, , COMMAND] = DEVICE.resources.map((r) => r.id_resource);
+/** Samples per burst to the flash queue once a flush failed: small, so that an outage of seconds writes. */
+const SPILL_EVERY = 6;
+
+if (typeof sdk === 'string') console.log('firmware tests skipped: ' + sdk);
+
+describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Moddable SDK)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'feed-agent-firmware-'));
+  const journal = join(dir, 'feed-agent.q');
+  let service: RunningService;
+  // The firmware talks to the service through the fault proxy: it keeps every feed the service stored,
+  // in order, and an outage is the proxy off the network (connections refused).
+  let proxy: FaultProxy;
+  let library = '';
+  let device: Simulator | null = null;
+
+  const stop = (): Promise<void> => proxy.setDown(true);
+  const start = (): Promise<void> => proxy.setDown(false);
+  const read = async <T>(path: string): Promise<T> => {
+    const res = await fetch(service.url + '/api/device/' + DEVICE.public_key + path);
+    return ((await res.json()) as { payload: T }).payload;
+  };
+  /** Every uptime value the service stored, in the order it stored them. */
+  const uptimes = async (): Promise<number[]> => proxy.stored.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
+  const until = async (what: string, done: () => Promise<boolean>, ms: number): Promise<void> => {
+    const end = Date.now() + ms;
+    while (!(await done())) {
+      if (Date.now() > end) throw new Error('not within ' + ms + ' ms: ' + what + '\ntrace:\n' + (device?.trace.slice(-20).join('\n') ?? ''));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+
+  beforeAll(async () => {
+    service = await startService({ seed: SEED });
+    proxy = await FaultProxy.start(service.url);
+    library = buildApp(sdk as Sdk, ROOT, join(dir, 'build'), {
+      url: proxy.url,
+      publicKey: DEVICE.public_key,
+      token: DEVICE.token,
+      resources: 'uptime:' + UPTIME + ',heap:' + HEAP + ',command:' + COMMAND,
+      every: 1000,
+      commandEvery: 1000,
+      statusEvery: 2000,
+      spillEvery: SPILL_EVERY,
+      journal,
+    }).library;
+    device = new Simulator(sdk as Sdk, library);
+  }, 600_000);
+
+  afterAll(async () => {
+    await device?.kill();
+    await proxy?.close();
+    await service?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts, feeds its resources and keeps them alive', async () => {
+    await device!.waitFor(/^feed-agent: started$/, 30_000);
+    await until('three uptime feeds stored', async () => (await uptimes()).length >= 3, 30_000);
+    const records = await read<Resource[]>('/resources/' + UPTIME + ',' + HEAP + ',' + COMMAND + '?silent=true');
+    expect(records.map((r) => r.is_alive)).toEqual([true, true, true]);
+    const heap = await read<(Feed | null)[]>('/resources/' + HEAP + '/feeds/last?silent=true');
+    expect(Number(heap[0]?.raw_data)).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('traces each command written to its command resource once', async () => {
+    const from = device!.lines.length;
+    const res = await fetch(service.url + '/api/device/' + DEVICE.public_key + '/resource/' + COMMAND + '/feeds', {
+      method: 'POST',
+      headers: { authorization: 'Bearer ' + DEVICE.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 1 }),
+    });
+    const created = ((await res.json()) as { payload: { id_resource_feed: number } }).payload;
+    const line = await device!.waitFor(/^feed-agent: command /, 10_000, from);
+    expect(line).toBe('feed-agent: command true for resource ' + COMMAND + ' (feed ' + created.id_resource_feed + ')');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(device!.lines.slice(from).filter((l) => l.startsWith('feed-agent: command '))).toHaveLength(1);
+  }, 30_000);
+
+  it('loses nothing while the service is down, and writes its queue to flash only then', async () => {
+    expect(existsSync(journal)).toBe(false);
+    await stop();
+    await until('the queue written to the journal', async () => existsSync(journal) && statSync(journal).size > 0, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await start();
+    const before = (await uptimes()).length;
+    await until('the outage delivered', async () => (await uptimes()).length >= before + 10, 60_000);
+    await until('the journal deleted once it held nothing unsent', async () => !existsSync(journal), 30_000);
+    const values = await uptimes();
+    // One reading a second from a monotonic clock: any gap would be a lost reading.
+    expect(values).toEqual(Array.from({ length: values.length }, (_, i) => values[0] + i));
+  }, 180_000);
+
+  it('delivers what its flash queue held after it was killed in the middle of an outage', async () => {
+    await stop();
+    await until('a burst in the journal', async () => existsSync(journal) && statSync(journal).size > 0, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await device!.kill();
+    const journalBytes = statSync(journal).size;
+    await start();
+    const stored = await uptimes();
+    device = new Simulator(sdk as Sdk, library);
+    await device.waitFor(/^feed-agent: started$/, 30_000);
+    await until('the journal delivered', async () => !existsSync(journal), 60_000);
+    const values = await uptimes();
+    // The readings of the first run: as stored before the outage, then those the journal held.
+    const firstRun = values.slice(0, values.indexOf(0, stored.length) < 0 ? values.length : values.indexOf(0, stored.length));
+    const lastBefore = stored[stored.length - 1];
+    const recovered = firstRun.slice(stored.length);
+    expect(journalBytes).toBeGreaterThan(0);
+    expect(recovered.length).toBeGreaterThan(0);
+    // Contiguous from where the service stopped: lost at most the readings after the last burst.
+    expect(recovered).toEqual(Array.from({ length: recovered.length }, (_, i) => lastBefore + 1 + i));
+    expect(device.trace.join('\n')).toMatch(/restored \d+ unacknowledged samples/);
+  }, 180_000);
+});

@@ -1,0 +1,150 @@
+// The Moddable SDK of this machine, when there is one: builds an app of this project with mcconfig for
+// the simulator (lin) and runs it headless, mcsim under Xvfb, reading its trace. Used by the real-build
+// test (lin.test.ts) and the firmware bench; neither builds the SDK itself (its Getting Started guide
+// does: MODDABLE set, its tools built, libgtk-3-dev and xvfb from Debian).
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+export interface Sdk {
+  moddable: string;
+  /** PATH with the SDK's tools and this project's TypeScript (mcconfig runs the tsc on the PATH). */
+  path: string;
+}
+
+/** The SDK, or why it cannot be used here. */
+export function findSdk(): Sdk | string {
+  const moddable = process.env.MODDABLE;
+  if (!moddable) return 'MODDABLE is not set (the Moddable SDK is not installed here)';
+  const tools = join(moddable, 'build', 'bin', 'lin', 'release');
+  for (const tool of ['mcconfig', 'mcsim']) {
+    if (!existsSync(join(tools, tool))) return tool + ' is not in ' + tools + ': build the SDK tools (cd $MODDABLE/build/makefiles/lin && make)';
+  }
+  if (spawnSync('xvfb-run', ['--help'], { stdio: 'ignore' }).error) return 'xvfb-run is missing (apt-get install xvfb)';
+  return { moddable, path: [tools, join(ROOT, 'node_modules', '.bin'), process.env.PATH].join(':') };
+}
+
+export interface Build {
+  /** The simulator library mcsim loads (lin), or the output directory of a release build. */
+  library: string;
+  /** Where mcconfig compiled the modules to .xsb. */
+  modules: string;
+}
+
+/**
+ * Builds the app whose manifest is in `appDir` for lin into `outDir`, with `config` as key=value on the
+ * mcconfig line; `debug` (default true) for the instruments lines and throw locations.
+ */
+export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Record<string, string | number>, debug = true): Build {
+  mkdirSync(outDir, { recursive: true });
+  const args = [...(debug ? ['-d'] : []), '-m', '-p', 'lin', '-o', outDir, ...Object.entries(config).map(([k, v]) => k + '=' + v)];
+  const run = spawnSync('mcconfig', args, { cwd: appDir, env: { ...process.env, MODDABLE: sdk.moddable, PATH: sdk.path }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const output = (run.stdout ?? '') + (run.stderr ?? '');
+  if (run.status !== 0) throw new Error('mcconfig ' + args.join(' ') + ' failed:\n' + output.split('\n').slice(-30).join('\n'));
+  const kind = debug ? 'debug' : 'release';
+  const name = basename(appDir);
+  return {
+    library: join(outDir, 'bin', 'lin', 'mc', kind, name, 'mc.so'),
+    modules: join(outDir, 'tmp', 'lin', 'mc', kind, name, 'modules'),
+  };
+}
+
+/** One run of a lin build in mcsim, headless: its trace line by line. */
+export class Simulator {
+  readonly lines: string[] = [];
+  private readonly child: ChildProcess;
+  private waiters: (() => void)[] = [];
+  private exited = false;
+
+  constructor(sdk: Sdk, library: string) {
+    // stdbuf: mcsim's standard output is a pipe here, and a killed process would lose its buffer.
+    this.child = spawn('xvfb-run', ['-a', 'stdbuf', '-oL', 'mcsim', library], {
+      env: { ...process.env, PATH: sdk.path },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let partial = '';
+    const take = (chunk: Buffer): void => {
+      const text = partial + chunk.toString('utf8');
+      const parts = text.split('\n');
+      partial = parts.pop() ?? '';
+      this.lines.push(...parts);
+      for (const wake of this.waiters.splice(0)) wake();
+    };
+    this.child.stdout?.on('data', take);
+    this.child.stderr?.on('data', take);
+    this.child.on('exit', () => {
+      this.exited = true;
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  /** The trace without the instruments lines. */
+  get trace(): string[] {
+    return this.lines.filter((line) => !line.startsWith('instruments'));
+  }
+
+  /** Resolves with the first line from `from` on that matches, or rejects after `ms` with the trace's tail. */
+  async waitFor(pattern: RegExp, ms: number, from = 0): Promise<string> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const line = this.lines.slice(from).find((l) => pattern.test(l));
+      if (line !== undefined) return line;
+      if (this.exited || Date.now() >= end) {
+        throw new Error('no line matching ' + pattern + (this.exited ? ' (mcsim exited)' : ' within ' + ms + ' ms') + '; trace:\n' + this.trace.slice(-25).join('\n'));
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(500, end - Date.now()));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /**
+   * The columns of the debug build's instruments lines, by the names its `instruments key:` line gives
+   * (values in bytes on lin; a slot is 32 bytes there).
+   */
+  instruments(): Record<string, number>[] {
+    const key = this.lines.find((l) => l.startsWith('instruments key:'));
+    if (key === undefined) return [];
+    const names = key.slice('instruments key:'.length).trim().split(',');
+    return this.lines
+      .filter((l) => l.startsWith('instruments:'))
+      .map((l) => Object.fromEntries(l.slice('instruments:'.length).trim().split(',').map((v, i) => [names[i], Number(v)])));
+  }
+
+  /** Kills mcsim and Xvfb at once (SIGKILL: a power cut, as far as the app can tell). */
+  async kill(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    try {
+      process.kill(-(this.child.pid as number), 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+    await exited;
+  }
+}
+
+/** The .xsb files under `dir` whose module path starts with `prefix` (e.g. feed-agent/src/core). */
+export function xsbFiles(dir: string, prefix: string): string[] {
+  const root = join(dir, prefix);
+  if (!existsSync(root)) return [];
+  const files: string[] = [];
+  const walk = (d: string): void => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.xsb')) files.push(path);
+    }
+  };
+  walk(root);
+  return files;
+}
