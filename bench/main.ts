@@ -1,10 +1,14 @@
-// Runs every benchmark section and prints them: a readable table, or with --json one JSON object of
-// all figures as the last line of output.
+// Runs the benchmark sections and prints them: a readable table, or with --json one JSON object of all
+// figures as the last line of output. `--only NAME[,NAME]` runs only the sections named (see SECTIONS).
+import { parseArgs } from 'node:util';
 import { benchFootprint } from './footprint';
 import type { BenchRow, BenchSection } from './section';
 import { benchService } from './service';
 
-const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService];
+const SECTIONS: Record<string, () => Promise<BenchSection>> = {
+  footprint: benchFootprint,
+  service: benchService,
+};
 
 function table(section: BenchSection): string {
   const width = Math.max(...section.rows.map((r) => r.label.length));
@@ -21,10 +25,14 @@ function format(n: number): string {
   return whole.replace(/\B(?=(\d{3})+$)/g, ',') + (fraction === undefined ? '' : '.' + fraction);
 }
 
-const json = process.argv.slice(2).includes('--json');
+const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });
+const names = values.only === undefined ? Object.keys(SECTIONS) : values.only.split(',');
+const unknown = names.filter((name) => !Object.hasOwn(SECTIONS, name));
+if (unknown.length > 0) throw new Error(`--only: no section ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
+const json = values.json === true;
 const figures: Record<string, number> = {};
-for (const run of SECTIONS) {
-  const section = await run();
+for (const name of names) {
+  const section = await SECTIONS[name]();
   Object.assign(figures, section.figures);
   if (!json) console.log(table(section) + '\n');
 }
