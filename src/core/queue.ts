@@ -88,6 +88,11 @@ export class SampleQueue {
   /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
   private lastSpecial_ = -1;
   private locked_ = 0;
+  /**
+   * How far the locked samples are turned in their slots (see `makeRoom_`): the i-th of them is in slot
+   * `first_ + (i - turn_) mod locked_`. 0 whenever nothing is locked.
+   */
+  private turn_ = 0;
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
   private high_ = 0;
   private dropped_ = 0;
@@ -222,7 +227,9 @@ export class SampleQueue {
 
   /** `at` of the oldest sample; -1 when the queue is empty. */
   oldestAt(): number {
-    return this.length === 0 ? -1 : this.ats_[this.first_ % this.capacity];
+    if (this.length === 0) return -1;
+    // The oldest is the first locked sample, which a turn moved (see `makeRoom_`).
+    return this.ats_[(this.first_ + (this.turn_ === 0 ? 0 : this.locked_ - this.turn_)) % this.capacity];
   }
 
   /** Resource of the `i`-th sample from the head. */
@@ -257,6 +264,7 @@ export class SampleQueue {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
     if (count === 0) return '[]';
+    if (this.turn_ !== 0) this.unturn_();
     if (this.entriesBuilt_ !== this.entriesClaimed_) this.buildTexts_();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
     const special = this.lastSpecial_ >= this.first_ + from;
@@ -268,16 +276,23 @@ export class SampleQueue {
 
   /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
   lock(count: number): void {
-    this.locked_ = this.checkCount_(count);
+    this.checkCount_(count);
+    if (this.turn_ !== 0) this.unturn_();
+    this.locked_ = count;
   }
 
+  /** The request failed: its samples stay at the head, in their order, and may be evicted again. */
   unlock(): void {
+    if (this.turn_ !== 0) this.unturn_();
     this.locked_ = 0;
   }
 
   /** Removes `count` samples from the head (acknowledged or set aside), with their strings and their lock. */
   shift(count: number): void {
     this.checkCount_(count);
+    // Removing part of the locked samples needs them in order; removing all of them does not.
+    if (this.turn_ !== 0 && count < this.locked_) this.unturn_();
+    if (count >= this.locked_) this.turn_ = 0;
     if (this.poolUsed_ > 0) {
       let freed = 0;
       for (let p = this.first_; p < this.first_ + count; p++) {
@@ -294,6 +309,7 @@ export class SampleQueue {
   clear(): void {
     this.remove_(this.length);
     this.locked_ = 0;
+    this.turn_ = 0;
     this.poolTail_ = 0;
     this.poolUsed_ = 0;
   }
@@ -325,46 +341,93 @@ export class SampleQueue {
       if (this.tags_[j] >= STRING_TAG) freed += lengthOf(this.values_[j]);
       evict++;
     }
-    if (this.locked_ > 0) this.slideLocked_(evict, freed);
+    if (this.locked_ > 0) this.makeRoom_(evict);
     this.remove_(evict);
+    if (this.locked_ > 0 && freed > 0) this.slideLockedStrings_(freed);
     this.poolUsed_ -= freed;
     this.dropped_ += evict;
     return true;
   }
 
   /**
-   * Moves the locked samples `by` positions toward the tail, over the evicted ones right behind them, and
-   * their strings `freed` bytes forward, over the evicted strings: queue and pool stay gapless and in
-   * order. Costs the locked samples and their bytes (a batch at most), never the whole queue.
+   * Frees the slots of the `by` samples evicted right behind the locked ones by moving locked samples
+   * onto them, so that the free slots are at the head, where the ring continues. The fewest moves do it:
+   * when `by` is below the locked count, the first `by` locked slots move behind the last one and the
+   * locked samples are turned by `by` in their slots (`turn_`), otherwise each moves once. Under
+   * overflow while a request is out, every new sample evicts one: that costs one move, not the batch.
    */
-  private slideLocked_(by: number, freed: number): void {
+  private makeRoom_(by: number): void {
+    const locked = this.locked_;
+    const jump = Math.max(by, locked);
+    for (let k = 0, moves = Math.min(by, locked); k < moves; k++) this.moveSlot_(this.first_ + k, this.first_ + k + jump);
+    if (by < locked) this.turn_ = (this.turn_ + by) % locked;
+  }
+
+  /**
+   * The strings of the locked samples start the pool and the evicted ones came next: the locked bytes move
+   * `freed` bytes forward over them, so the pool stays gapless and in order. Only when strings were
+   * evicted behind a lock: costs the locked samples and their bytes (a batch at most).
+   */
+  private slideLockedStrings_(freed: number): void {
     const poolStart = this.poolAt_(this.poolTail_ + this.poolBytes_ - this.poolUsed_);
     let lockedBytes = 0;
-    // Backwards, so a sample is read before the slide overwrites it.
-    for (let i = this.locked_ - 1; i >= 0; i--) {
-      const from = this.slot_(i);
-      const to = (this.first_ + i + by) % this.capacity;
-      if (this.tags_[from] >= NO_ENTRY) this.lastSpecial_ = Math.max(this.lastSpecial_, this.first_ + i + by);
-      this.resources_[to] = this.resources_[from];
-      this.tags_[to] = this.tags_[from];
-      this.ats_[to] = this.ats_[from];
-      if (this.seqs_ !== null) this.seqs_[to] = this.seqs_[from];
-      const v = this.values_[from];
-      if (this.tags_[from] >= STRING_TAG) {
-        const length = lengthOf(v);
-        lockedBytes += length;
-        this.values_[to] = length * LENGTH_UNIT + this.poolAt_(offsetOf(v) + freed);
-      } else {
-        this.values_[to] = v;
-      }
+    for (let p = this.first_; p < this.first_ + this.locked_; p++) {
+      const j = p % this.capacity;
+      if (this.tags_[j] < STRING_TAG) continue;
+      const length = lengthOf(this.values_[j]);
+      lockedBytes += length;
+      this.values_[j] = length * LENGTH_UNIT + this.poolAt_(offsetOf(this.values_[j]) + freed);
     }
-    if (freed === 0 || lockedBytes === 0) return;
+    if (lockedBytes === 0) return;
     const pool = this.pool_;
     if (poolStart + freed + lockedBytes <= this.poolBytes_) {
       pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
     } else {
+      // Backwards, so a byte is read before the slide overwrites it.
       for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt_(poolStart + freed + b)] = pool[this.poolAt_(poolStart + b)];
     }
+  }
+
+  /** Puts the locked samples back in their order (after `makeRoom_` turned them): three reversals, no extra memory. */
+  private unturn_(): void {
+    const locked = this.locked_;
+    // Slot offset j holds sample (j + turn) mod locked: turning left by locked - turn restores it.
+    const d = locked - this.turn_;
+    this.reverse_(0, d);
+    this.reverse_(d, locked);
+    this.reverse_(0, locked);
+    this.turn_ = 0;
+  }
+
+  /** Reverses the samples at offsets [from, to) from the head. */
+  private reverse_(from: number, to: number): void {
+    for (let a = this.first_ + from, b = this.first_ + to - 1; a < b; a++, b--) this.swap_(a, b);
+  }
+
+  /** Copies the sample at position `from` to position `to`, keeping `lastSpecial_` at or above every special one. */
+  private moveSlot_(from: number, to: number): void {
+    const a = from % this.capacity, b = to % this.capacity;
+    const tag = this.tags_[a];
+    if (tag >= NO_ENTRY && to > this.lastSpecial_) this.lastSpecial_ = to;
+    this.resources_[b] = this.resources_[a];
+    this.tags_[b] = tag;
+    this.values_[b] = this.values_[a];
+    this.ats_[b] = this.ats_[a];
+    if (this.seqs_ !== null) this.seqs_[b] = this.seqs_[a];
+  }
+
+  /** Exchanges the samples at positions `pa` < `pb`. */
+  private swap_(pa: number, pb: number): void {
+    const a = pa % this.capacity, b = pb % this.capacity;
+    const resource = this.resources_[a], tag = this.tags_[a], value = this.values_[a], at = this.ats_[a];
+    const seq = this.seqs_ === null ? 0 : this.seqs_[a];
+    this.moveSlot_(pb, pa);
+    if (tag >= NO_ENTRY && pb > this.lastSpecial_) this.lastSpecial_ = pb;
+    this.resources_[b] = resource;
+    this.tags_[b] = tag;
+    this.values_[b] = value;
+    this.ats_[b] = at;
+    if (this.seqs_ !== null) this.seqs_[b] = seq;
   }
 
   /**
@@ -427,7 +490,8 @@ export class SampleQueue {
     if (!Number.isInteger(i) || i < 0 || i >= this.length) {
       throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
     }
-    return (this.first_ + i) % this.capacity;
+    const j = i < this.locked_ && this.turn_ !== 0 ? (i + this.locked_ - this.turn_) % this.locked_ : i;
+    return (this.first_ + j) % this.capacity;
   }
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
