@@ -2,12 +2,15 @@
 // figures as the last line of output. `--only NAME[,NAME]` runs only the sections named (see SECTIONS).
 import { parseArgs } from 'node:util';
 import { benchFootprint } from './footprint';
+import { format } from './measure';
 import type { BenchRow, BenchSection } from './section';
 import { benchService } from './service';
+import { benchWire } from './wire';
 
 const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   footprint: benchFootprint,
   service: benchService,
+  wire: benchWire,
 };
 
 function table(section: BenchSection): string {
@@ -17,12 +20,6 @@ function table(section: BenchSection): string {
     return '  ' + r.label.padEnd(width) + '  ' + format(r.value).padStart(10) + ' ' + r.unit + baseline;
   });
   return section.title + '\n' + lines.join('\n');
-}
-
-/** Thousands grouped by hand: the XS harness's lockdown (SES) turns toLocaleString into toString. */
-function format(n: number): string {
-  const [whole, fraction] = String(Math.round(n * 1000) / 1000).split('.');
-  return whole.replace(/\B(?=(\d{3})+$)/g, ',') + (fraction === undefined ? '' : '.' + fraction);
 }
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });

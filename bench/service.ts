@@ -7,6 +7,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_TOKEN } from '../src/service';
+import { VALUES } from './demo';
 import type { BenchSection } from './section';
 import { serve } from './serve';
 
@@ -15,8 +16,6 @@ const WARMUP_MS = 300;
 const RUN_MS = 1500;
 const MAX_REQUESTS = 20_000;
 const BATCH = 100;
-// A valid value for each demo resource.
-const VALUES: Record<number, number | string> = { 101: 1, 102: 21.5, 103: 55, 104: 40, 105: 123456, 106: 'on', 107: 0, 108: 18 };
 
 interface Load {
   method: 'GET' | 'POST';
