@@ -1,6 +1,7 @@
 // Runs the benchmark sections and prints them: a readable table, or with --json one JSON object of all
 // figures as the last line of output. `--only NAME[,NAME]` runs only the sections named (see SECTIONS).
 import { parseArgs } from 'node:util';
+import { benchEndToEnd } from './end-to-end';
 import { benchFootprint } from './footprint';
 import { format } from './measure';
 import type { BenchRow, BenchSection } from './section';
@@ -11,6 +12,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   footprint: benchFootprint,
   service: benchService,
   wire: benchWire,
+  node: benchEndToEnd,
 };
 
 function table(section: BenchSection): string {
