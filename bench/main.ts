@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { benchEndToEnd } from './end-to-end';
 import { benchFootprint } from './footprint';
+import { benchLatency } from './latency';
 import { format } from './measure';
 import type { BenchRow, BenchSection } from './section';
 import { benchService } from './service';
@@ -13,6 +14,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   service: benchService,
   wire: benchWire,
   node: benchEndToEnd,
+  latency: benchLatency,
 };
 
 function table(section: BenchSection): string {
