@@ -7,7 +7,7 @@
 import { createAgent } from '../src/core/agent';
 import { createNodeHost } from '../platforms/node/host';
 import { demoClient, demoDevice, NUMERIC, VALUES } from './demo';
-import { medianOf } from './measure';
+import { medianOf, sleep } from './measure';
 import type { BenchSection } from './section';
 import { serve } from './serve';
 
@@ -81,8 +81,4 @@ export async function benchEndToEnd(): Promise<BenchSection> {
     rows: [{ label: 'samples stored per second (goal ≥ 100,000 and ≥ 50× the baseline)', value: agent, baseline: single, unit: 'samples/s' }],
     figures: { 'node.samplesPerSecond': agent, 'node.baselineSamplesPerSecond': single },
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

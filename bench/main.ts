@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { benchEndToEnd } from './end-to-end';
 import { benchFootprint } from './footprint';
+import { benchGateway } from './gateway';
 import { benchLatency } from './latency';
 import { format } from './measure';
 import type { BenchRow, BenchSection } from './section';
@@ -15,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   wire: benchWire,
   node: benchEndToEnd,
   latency: benchLatency,
+  gateway: benchGateway,
 };
 
 function table(section: BenchSection): string {
@@ -23,7 +25,7 @@ function table(section: BenchSection): string {
     const baseline = r.baseline === undefined ? '' : '   baseline ' + format(r.baseline);
     return '  ' + r.label.padEnd(width) + '  ' + format(r.value).padStart(10) + ' ' + r.unit + baseline;
   });
-  return section.title + '\n' + lines.join('\n');
+  return [section.title, ...lines, ...(section.table ?? [])].join('\n');
 }
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });

@@ -28,3 +28,7 @@ export function format(n: number): string {
   const [whole, fraction] = String(round(n)).split('.');
   return whole.replace(/\B(?=(\d{3})+$)/g, ',') + (fraction === undefined ? '' : '.' + fraction);
 }
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

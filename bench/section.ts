@@ -11,6 +11,8 @@ export interface BenchRow {
 export interface BenchSection {
   title: string;
   rows: BenchRow[];
+  /** Lines printed below the rows, for a section that is best read as a table of its own. */
+  table?: string[];
   /** Flat, dotted keys, e.g. `{ 'service.feedsPerSecond': 61234 }`. */
   figures: Record<string, number>;
 }

@@ -16,5 +16,5 @@ const outfile = join(outdir, 'main.mjs');
 
 await build({ ...NODE_BUNDLE, entryPoints: [join(root, 'bench', 'main.ts')], outfile });
 
-const run = spawnSync(process.execPath, [outfile, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(process.execPath, ['--expose-gc', outfile, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
 process.exit(run.status ?? 1);
