@@ -8,7 +8,6 @@
 // median of three windows. A process has fixed costs (code, compiled functions, buffers) that a few devices
 // cannot be told apart from, so the cost of a device is the cost each added device brings: from 100 to
 // 1,000 devices, beside the same from 10 to 100 as the baseline. Linear growth keeps the two equal.
-import { spawnSync } from 'node:child_process';
 import { createAgent } from '../src/core/agent';
 import type { Agent } from '../src/core/agent';
 import { createNodeHost } from '../platforms/node/host';
@@ -16,6 +15,7 @@ import { createHttp } from '../platforms/node/http';
 import { demoFleetDevice } from '../src/service';
 import { FLEET_CONNECTIONS, SIM_UPLINK } from '../src/sim/simulator';
 import { format, median, round, sleep } from './measure';
+import { runSection } from './section';
 import type { BenchSection } from './section';
 import { serve } from './serve';
 
@@ -86,15 +86,9 @@ async function measure(devices: number): Promise<Load> {
   }
 }
 
-/** One size, measured by this bench in a child process with `--expose-gc`; its figures are the last line. */
+/** One size, measured in a process of its own. */
 function inChild(devices: number): Load {
-  const run = spawnSync(process.execPath, ['--expose-gc', process.argv[1], '--only', 'gateway', '--json'], {
-    env: { ...process.env, [CHILD]: String(devices) },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (run.status !== 0) throw new Error(`the gateway bench of ${devices} devices failed: ${run.stdout}`);
-  const figures = JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, number>;
+  const { figures } = runSection('gateway', { [CHILD]: String(devices) });
   return Object.fromEntries(KEYS.map((key) => [key, figures['gateway.child.' + key]])) as Load;
 }
 

@@ -1,22 +1,21 @@
 // Runs the benchmark sections and prints them: a readable table, or with --json one JSON object of all
 // figures as the last line of output. `--only NAME[,NAME]` runs only the sections named (see SECTIONS).
+//
+// Each section runs in a process of its own (runSection), and its module is imported only there: the XS
+// harness locks its process down with SES (@endo/init), which slows ordinary JavaScript by a third, and a
+// section's memory, timers and sockets must not weigh on the next.
 import { parseArgs } from 'node:util';
-import { benchEndToEnd } from './end-to-end';
-import { benchFootprint } from './footprint';
-import { benchGateway } from './gateway';
-import { benchLatency } from './latency';
 import { format } from './measure';
+import { runSection, SECTION_ENV } from './section';
 import type { BenchRow, BenchSection } from './section';
-import { benchService } from './service';
-import { benchWire } from './wire';
 
 const SECTIONS: Record<string, () => Promise<BenchSection>> = {
-  footprint: benchFootprint,
-  service: benchService,
-  wire: benchWire,
-  node: benchEndToEnd,
-  latency: benchLatency,
-  gateway: benchGateway,
+  footprint: async () => (await import('./footprint')).benchFootprint(),
+  service: async () => (await import('./service')).benchService(),
+  wire: async () => (await import('./wire')).benchWire(),
+  node: async () => (await import('./end-to-end')).benchEndToEnd(),
+  latency: async () => (await import('./latency')).benchLatency(),
+  gateway: async () => (await import('./gateway')).benchGateway(),
 };
 
 function table(section: BenchSection): string {
@@ -28,15 +27,20 @@ function table(section: BenchSection): string {
   return [section.title, ...lines, ...(section.table ?? [])].join('\n');
 }
 
-const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });
-const names = values.only === undefined ? Object.keys(SECTIONS) : values.only.split(',');
-const unknown = names.filter((name) => !Object.hasOwn(SECTIONS, name));
-if (unknown.length > 0) throw new Error(`--only: no section ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
-const json = values.json === true;
-const figures: Record<string, number> = {};
-for (const name of names) {
-  const section = await SECTIONS[name]();
-  Object.assign(figures, section.figures);
-  if (!json) console.log(table(section) + '\n');
+const own = process.env[SECTION_ENV];
+if (own !== undefined) {
+  console.log(JSON.stringify(await SECTIONS[own]()));
+} else {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });
+  const names = values.only === undefined ? Object.keys(SECTIONS) : values.only.split(',');
+  const unknown = names.filter((name) => !Object.hasOwn(SECTIONS, name));
+  if (unknown.length > 0) throw new Error(`--only: no section ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
+  const json = values.json === true;
+  const figures: Record<string, number> = {};
+  for (const name of names) {
+    const section = runSection(name);
+    Object.assign(figures, section.figures);
+    if (!json) console.log(table(section) + '\n');
+  }
+  if (json) console.log(JSON.stringify(figures));
 }
-if (json) console.log(JSON.stringify(figures));

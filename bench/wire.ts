@@ -71,7 +71,7 @@ export async function benchWire(): Promise<BenchSection> {
       const bytes = round(await medianOf(RUNS, async () => (await agentCost(proxy, batch)).bytesPerSample), 1);
       figures['wire.bytesPerSampleBatch' + batch] = bytes;
       const name = `batches of ${format(batch)}${batch === UPLINK_DEFAULTS.batch ? ' (default)' : ''}`;
-      rows.push({ label: `${name}: ${round(1 / batch)} requests per sample`, value: bytes, baseline, unit: 'bytes/sample' });
+      rows.push({ label: `${name}: ${round(1 / batch)} request${batch === 1 ? '' : 's'} per sample`, value: bytes, baseline, unit: 'bytes/sample' });
     }
     const batched = figures['wire.bytesPerSampleBatch' + UPLINK_DEFAULTS.batch];
     Object.assign(figures, {
