@@ -98,7 +98,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     // The CA file is read when it is made: one that cannot be read is bad input.
     const connections = o.devices > 1 ? FLEET_CONNECTIONS : undefined;
     const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined, connections }));
-    const plan = await makePlan(target, config, auto, demoDefault ? DEMO_ACTUATORS : [], host.request);
+    const plan = await makePlan(target, config, auto, o.target === null || o.devices > 1 ? DEMO_ACTUATORS : [], host.request);
     const devices = o.devices > 1 ? fleet(target.url, o.devices, plan) : [{ target, plan, label: '' }];
     const agents = devices.map((device) => {
       const dir = o.durableDir === null ? null : o.devices > 1 ? join(o.durableDir, device.target.publicKey) : o.durableDir;
@@ -244,7 +244,8 @@ function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown)
       await closeService();
       const ok = final.queued === 0 && final.droppedOverflow === 0;
       const elapsedMs = Math.round(performance.now() - startedAt);
-      o.view.finish(summaryLine(final, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...final });
+      const fleet = agents.length > 1 ? { devices: agents.length } : {};
+      o.view.finish(summaryLine(final, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...fleet, ...final });
       finish(ok ? 0 : 1);
     });
   };
