@@ -5,8 +5,6 @@ import { join, resolve } from 'node:path';
 
 export interface Served {
   url: string;
-  /** Everything the service printed on stdout. */
-  output: () => string;
   stop: () => Promise<void>;
 }
 
@@ -26,17 +24,17 @@ export async function serve(args: string[] = []): Promise<Served> {
   const child = spawn(process.execPath, [cli(), 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((done) => child.once('exit', done));
   let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout.on('data', () => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
       const first = /^listening on (\S+)\n/.exec(out);
       if (first !== null) resolveUrl(first[1]);
     });
     void exited.then(() => reject(new Error('feed-agent serve exited: ' + out)));
   });
+  child.stdout.resume();
   return {
     url,
-    output: () => out,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
