@@ -375,7 +375,8 @@ export class SampleQueue {
     // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
     // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
     const tags = this.tags_.subarray(from, from + count), values = this.values_.subarray(from, from + count), texts = this.texts_;
-    const parts: string[] = [];
+    // Sized at once: growing it a sample at a time costs more XS compute (docs/xs.md).
+    const parts: string[] = new Array(count);
     for (let k = 0; k < count; k++) parts[k] = texts[tags[k]] + values[k];
     if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element_(from + k);
     return parts.join('},');
