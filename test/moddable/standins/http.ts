@@ -12,7 +12,7 @@
 import type { RequestClass, RequestOptions, SdkRequest } from '../../../platforms/moddable/sdk';
 import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from '../../../platforms/moddable/sdk';
 import type { RawOutcome } from '../../scenarios/protocol';
-import { bytesOf, latin1 } from './bytes';
+import { bytesOf, latin1, utf8Bytes } from './bytes';
 
 /** The network under the stand-in: a connection attempt, and one exchange of bytes (latin1 strings). */
 export interface Wire {
@@ -81,7 +81,8 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
       } else if (message === WRITABLE) {
         const fragment = this.callback(REQUEST_FRAGMENT, value);
         if (fragment !== undefined) {
-          this.body += latin1(fragment as ArrayBuffer);
+          // A string is written as its UTF-8 bytes, as the SDK's socket does; the adapter sends only ASCII ones.
+          this.body += typeof fragment === 'string' ? latin1(utf8Bytes(fragment)) : latin1(fragment as ArrayBuffer);
           // The next write is possible once this one went: another writable event.
           void Promise.resolve().then(() => this.socket.callback(WRITABLE, room));
           return;
