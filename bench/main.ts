@@ -1,10 +1,11 @@
 // Runs every benchmark section and prints them: a readable table, or with --json one JSON object of
 // all figures as the last line of output.
+import { benchFirmware } from './firmware';
 import { benchFootprint } from './footprint';
 import type { BenchRow, BenchSection } from './section';
 import { benchService } from './service';
 
-const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService];
+const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService, benchFirmware];
 
 function table(section: BenchSection): string {
   const width = Math.max(...section.rows.map((r) => r.label.length));
@@ -12,7 +13,7 @@ function table(section: BenchSection): string {
     const baseline = r.baseline === undefined ? '' : '   baseline ' + format(r.baseline);
     return '  ' + r.label.padEnd(width) + '  ' + format(r.value).padStart(10) + ' ' + r.unit + baseline;
   });
-  return section.title + '\n' + lines.join('\n');
+  return section.title + '\n' + (section.note === undefined ? '' : '  ' + section.note + '\n') + lines.join('\n');
 }
 
 /** Thousands grouped by hand: the XS harness's lockdown (SES) turns toLocaleString into toString. */

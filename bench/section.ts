@@ -13,4 +13,6 @@ export interface BenchSection {
   rows: BenchRow[];
   /** Flat, dotted keys, e.g. `{ 'service.feedsPerSecond': 61234 }`. */
   figures: Record<string, number>;
+  /** A line under the title: why a section has no figures, for one. */
+  note?: string;
 }
