@@ -29,7 +29,8 @@ export async function benchFirmware(): Promise<BenchSection> {
   const out = resolve('node_modules/.cache/feed-agent-firmware');
   const bytecode = (modules: string): number =>
     ['feed-agent/src/core', 'feed-agent/platforms/moddable'].flatMap((prefix) => xsbFiles(modules, prefix))
-      .filter((file) => !file.includes('/firmware/'))
+      // The adapter's firmware/ is the app, not the adapter.
+      .filter((file) => !file.slice(modules.length).includes('/firmware/'))
       .reduce((sum, file) => sum + statSync(file).size, 0);
   const release = buildApp(sdk, APP, out, {}, false);
   const coreBytecodeBytes = bytecode(release.modules);
