@@ -119,7 +119,10 @@ class Card {
    */
   async sync(resource, nowMs, windowMs) {
     const last = resource.record.id_last_feed;
-    if (last === null || last === this.shown) return;
+    if (last === null || last === this.shown) {
+      this.chart?.tick(nowMs / 1000);
+      return;
+    }
     const generation = this.generation;
     /** @type {Feed[]} */
     let feeds;
@@ -138,20 +141,21 @@ class Card {
     if (generation !== this.generation) return;
     // With no feed in the window, later loads start after the resource's last feed.
     this.shown = feeds.length > 0 ? feeds[feeds.length - 1].id_resource_feed : last;
-    this.show(feeds, (nowMs - windowMs) / 1000);
+    this.show(feeds, nowMs, windowMs);
   }
 
   /**
    * @param {Feed[]} feeds in time order
-   * @param {number} oldest seconds since the epoch
+   * @param {number} nowMs the service's clock
+   * @param {number} windowMs
    */
-  show(feeds, oldest) {
+  show(feeds, nowMs, windowMs) {
     if (this.chart !== null) {
       const ys = feeds.map((f) => {
         const n = Number(f.raw_data);
         return Number.isFinite(n) ? n : null;
       });
-      this.chart.append(feeds.map((f) => parseTime(f.created_at) / 1000), /** @type {number[]} */ (ys), oldest);
+      this.chart.append(feeds.map((f) => parseTime(f.created_at) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
     } else if (this.list !== null) {
       const items = feeds.slice(-LIST_LENGTH).reverse().map((f) => node('li', '', [node('span', 'value', [f.raw_data]), node('time', '', [clock(f.created_at)])]));
       this.list.prepend(...items);
@@ -192,7 +196,7 @@ async function poll() {
     }
     await Promise.all(work);
     status.className = 'ok';
-    status.textContent = `live · service time ${state.now} UTC`;
+    status.textContent = `live · updated ${clock(state.now)}`;
     if (!ready) {
       ready = true;
       // The charts are drawn on the next frame; the bench reads this mark (bench/dashboard.ts).
