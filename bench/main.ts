@@ -1,10 +1,11 @@
 // Runs every benchmark section and prints them: a readable table, or with --json one JSON object of
 // all figures as the last line of output.
+import { benchDashboard } from './dashboard';
 import { benchFootprint } from './footprint';
 import type { BenchRow, BenchSection } from './section';
 import { benchService } from './service';
 
-const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService];
+const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService, benchDashboard];
 
 function table(section: BenchSection): string {
   const width = Math.max(...section.rows.map((r) => r.label.length));
