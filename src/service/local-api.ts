@@ -91,8 +91,14 @@ function feedPage(store: Store, resource: number, query: URLSearchParams): FeedP
   }
   const from = time(query, 'from') ?? '0000-00-00 00:00:00';
   const range: FeedRange = { from, to: time(query, 'to') ?? '9999-12-31 23:59:59', order, after, limit };
-  const feeds = store.feedPage(resource, range);
-  return { feeds, next: feeds.length === limit ? feeds[feeds.length - 1].id_resource_feed : null };
+  const rows = store.feedPage(resource, range);
+  return {
+    id_resource: resource,
+    id_resource_feed: rows.map((row) => row[0]),
+    created_at: rows.map((row) => row[1]),
+    raw_data: rows.map((row) => row[2]),
+    next: rows.length === limit ? rows[rows.length - 1][0] : null,
+  };
 }
 
 function one(query: URLSearchParams, name: string): string | undefined {

@@ -1,7 +1,7 @@
 // The JSON of the local service's own API under /_local/ (docs/dashboard.md), which the dashboard page
 // reads. It is not part of the interface. Types only: the page (plain JavaScript checked by tsc) imports
 // them, so the server and the page agree on one definition.
-import type { Feed, Resource } from '../core/wire';
+import type { Resource } from '../core/wire';
 
 /**
  * How the page shows a resource's values, by the agent's rule for a command's value: a subtype with a
@@ -29,8 +29,16 @@ export interface LocalState {
   devices: LocalDevice[];
 }
 
-/** GET /_local/resources/{id}/feeds: one page; `next` is the cursor of the following page, null at the end. */
+/**
+ * GET /_local/resources/{id}/feeds: one page of the resource's feeds, as columns named for the fields of
+ * the feed record (§2.4): the i-th feed is `id_resource_feed[i]`, `created_at[i]`, `raw_data[i]`. Columns
+ * are the form a chart takes, and a third of the bytes of records. `next` is the cursor of the following
+ * page, null at the end.
+ */
 export interface FeedPage {
-  feeds: Feed[];
+  id_resource: number;
+  id_resource_feed: number[];
+  created_at: string[];
+  raw_data: string[];
   next: number | null;
 }

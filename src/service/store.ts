@@ -132,13 +132,16 @@ const FEED_INDEX = 'CREATE INDEX IF NOT EXISTS feeds_by_resource_time ON feeds (
  * so SQLite seeks straight to the page in the index instead of scanning from the start of the window.
  */
 export const FEED_PAGE_SQL = {
-  asc: `SELECT id_resource_feed, id_resource, raw_data, created_at FROM feeds
+  asc: `SELECT id_resource_feed, created_at, raw_data FROM feeds
     WHERE id_resource = @resource AND (created_at, id_resource_feed) > (@at, @id) AND created_at <= @to
     ORDER BY created_at, id_resource_feed LIMIT @limit`,
-  desc: `SELECT id_resource_feed, id_resource, raw_data, created_at FROM feeds
+  desc: `SELECT id_resource_feed, created_at, raw_data FROM feeds
     WHERE id_resource = @resource AND (created_at, id_resource_feed) < (@at, @id) AND created_at >= @from
     ORDER BY created_at DESC, id_resource_feed DESC LIMIT @limit`,
 };
+
+/** A feed of a page as SQLite gives it, without an object per row (10,000 rows make a page). */
+export type FeedRow = [id_resource_feed: number, created_at: string, raw_data: string];
 
 /** Which feeds of a resource one page holds; timestamps in the interface's form, both ends included. */
 export interface FeedRange {
@@ -212,8 +215,8 @@ export class Store {
         SELECT f.id_resource_feed, f.id_resource, f.raw_data, f.created_at
         FROM resources r JOIN feeds f ON f.id_resource_feed = r.id_last_feed WHERE r.id_resource = ?`),
       feed: db.prepare<[number], Feed>('SELECT id_resource_feed, id_resource, raw_data, created_at FROM feeds WHERE id_resource_feed = ?'),
-      pageAsc: db.prepare<[PageBounds], Feed>(FEED_PAGE_SQL.asc),
-      pageDesc: db.prepare<[PageBounds], Feed>(FEED_PAGE_SQL.desc),
+      pageAsc: db.prepare<[PageBounds], FeedRow>(FEED_PAGE_SQL.asc).raw(true),
+      pageDesc: db.prepare<[PageBounds], FeedRow>(FEED_PAGE_SQL.desc).raw(true),
       // A feed the platform wrote: the resource's feeds move on, its counters and presence do not.
       platformWrote: db.prepare<[{ id: number; feed: number; stamp: string }]>(`
         UPDATE resources SET id_first_feed = coalesce(id_first_feed, @feed), id_last_feed = @feed, updated_at = @stamp
@@ -293,7 +296,7 @@ export class Store {
   }
 
   /** One page of a resource's feeds in time order (FEED_PAGE_SQL); reading changes nothing. */
-  feedPage(resource: number, range: FeedRange): Feed[] {
+  feedPage(resource: number, range: FeedRange): FeedRow[] {
     const asc = range.order === 'asc';
     // The bound of the window's own end, and the cursor's when it lies inside the window.
     const edge = asc ? { at: range.from, id: 0 } : { at: range.to, id: Number.MAX_SAFE_INTEGER };

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
+import type { FeedPage } from '../../src/service/local-wire';
 import { FEED_PAGE_SQL, Store } from '../../src/service/store';
 import { device, request } from './client';
 import type { Reply } from './client';
@@ -67,10 +68,17 @@ describe('GET /_local/resources/{id}/feeds', () => {
     for (let i = 0; i < 11; i++) ids.push(await feedAt(START + 100_000 + i * 10_000, i));
     ids.push(await feedAt(START + 200_000, 11));
   });
+  /** One page, its columns read back into feed records. */
   const page = async (query: string) => {
     const reply = await local(`resources/74/feeds?${query}`);
     expect(reply.status, reply.text).toBe(200);
-    return reply.json.payload as { feeds: { id_resource_feed: number; raw_data: string; created_at: string }[]; next: number | null };
+    const columns = reply.json.payload as FeedPage;
+    expect(Object.keys(columns)).toEqual(['id_resource', 'id_resource_feed', 'created_at', 'raw_data', 'next']);
+    expect(columns.id_resource).toBe(74);
+    expect(columns.created_at.length).toBe(columns.id_resource_feed.length);
+    expect(columns.raw_data.length).toBe(columns.id_resource_feed.length);
+    const feeds = columns.id_resource_feed.map((id, i) => ({ id_resource_feed: id, created_at: columns.created_at[i], raw_data: columns.raw_data[i] }));
+    return { feeds, next: columns.next };
   };
 
   it('pages through a resource’s feeds in time order, each page continuing after the last', async () => {
@@ -85,7 +93,7 @@ describe('GET /_local/resources/{id}/feeds', () => {
     }
     expect(seen).toEqual(ids);
     const first = (await page('limit=1')).feeds[0];
-    expect(first).toEqual({ id_resource_feed: ids[0], id_resource: 74, raw_data: '0', created_at: '2025-06-01 12:01:40' });
+    expect(first).toEqual({ id_resource_feed: ids[0], created_at: '2025-06-01 12:01:40', raw_data: '0' });
   });
 
   it('keeps to the time range, both ends included, in either order', async () => {

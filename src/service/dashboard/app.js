@@ -10,7 +10,7 @@ import { MAX_POINTS, SeriesChart } from './chart.js';
 /** @typedef {import('../local-wire').LocalResource} LocalResource */
 /** @typedef {import('../local-wire').LocalDevice} LocalDevice */
 /** @typedef {import('../local-wire').ValueKind} ValueKind */
-/** @typedef {import('../../core/wire').Feed} Feed */
+/** @typedef {Pick<import('../local-wire').FeedPage, 'id_resource_feed' | 'created_at' | 'raw_data'>} Feeds feeds as columns */
 /** @typedef {import('../../core/wire').InputValue} InputValue */
 
 const POLL_MS = 1_000;
@@ -124,40 +124,47 @@ class Card {
       return;
     }
     const generation = this.generation;
-    /** @type {Feed[]} */
+    /** @type {Feeds} */
     let feeds;
     if (this.shown === null) {
-      const page = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: MAX_POINTS });
-      feeds = page.feeds.reverse();
+      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: MAX_POINTS });
+      feeds = { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
     } else {
-      feeds = [];
+      feeds = { id_resource_feed: [], created_at: [], raw_data: [] };
       for (let after = this.shown; ; ) {
         const page = await getFeeds(this.id, { after, limit: MAX_POINTS });
-        feeds.push(...page.feeds);
+        feeds.id_resource_feed.push(...page.id_resource_feed);
+        feeds.created_at.push(...page.created_at);
+        feeds.raw_data.push(...page.raw_data);
         if (page.next === null) break;
         after = page.next;
       }
     }
     if (generation !== this.generation) return;
     // With no feed in the window, later loads start after the resource's last feed.
-    this.shown = feeds.length > 0 ? feeds[feeds.length - 1].id_resource_feed : last;
+    const ids = feeds.id_resource_feed;
+    this.shown = ids.length > 0 ? ids[ids.length - 1] : last;
     this.show(feeds, nowMs, windowMs);
   }
 
   /**
-   * @param {Feed[]} feeds in time order
+   * @param {Feeds} feeds in time order
    * @param {number} nowMs the service's clock
    * @param {number} windowMs
    */
   show(feeds, nowMs, windowMs) {
     if (this.chart !== null) {
-      const ys = feeds.map((f) => {
-        const n = Number(f.raw_data);
+      const ys = feeds.raw_data.map((raw) => {
+        const n = Number(raw);
         return Number.isFinite(n) ? n : null;
       });
-      this.chart.append(feeds.map((f) => parseTime(f.created_at) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
+      this.chart.append(feeds.created_at.map((t) => parseTime(t) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
     } else if (this.list !== null) {
-      const items = feeds.slice(-LIST_LENGTH).reverse().map((f) => node('li', '', [node('span', 'value', [f.raw_data]), node('time', '', [clock(f.created_at)])]));
+      const count = feeds.raw_data.length;
+      const items = [];
+      for (let i = count - 1; i >= Math.max(0, count - LIST_LENGTH); i--) {
+        items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [clock(feeds.created_at[i])])]));
+      }
       this.list.prepend(...items);
       while (this.list.children.length > LIST_LENGTH) this.list.lastElementChild?.remove();
       this.plot.dataset.points = String(this.list.children.length);
