@@ -20,9 +20,14 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-/** The points a card's chart (or list) shows: app.js keeps them in data-points. */
+// How long a page may take to show what is awaited: generous, for a machine under load. Every read in a
+// poll below returns at once (allTextContents, evaluateAll), so the poll's own timeout is the one that counts.
+const WAIT = { timeout: 20_000 };
+
+/** The points a card's chart (or list) shows: app.js keeps them in data-points; 0 before the card exists. */
 async function points(page: Page, resource: number): Promise<number> {
-  return Number(await page.locator(`.card[data-resource="${resource}"] .plot`).getAttribute('data-points'));
+  const all = await page.locator(`.card[data-resource="${resource}"] .plot`).evaluateAll((plots) => plots.map((p: any) => Number(p.dataset.points)));
+  return all[0] ?? 0;
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -41,21 +46,21 @@ describe('the dashboard in Chromium', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(start.dashboard);
 
-    await expect.poll(() => page.locator('.device-head h2').allTextContents()).toEqual(['Demo Greenhouse Controller']);
-    await expect.poll(() => points(page, 102), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.device-head h2').allTextContents(), WAIT).toEqual(['Demo Greenhouse Controller']);
+    await expect.poll(() => points(page, 102), WAIT).toBeGreaterThan(0);
     const before = await points(page, 102);
     // Live: more points arrive while the page stays open, drawn by uPlot on a canvas.
-    await expect.poll(() => points(page, 102), { timeout: 20_000 }).toBeGreaterThan(before);
+    await expect.poll(() => points(page, 102), WAIT).toBeGreaterThan(before);
     expect(await page.locator('.card[data-resource="102"] canvas').count()).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('.card[data-resource="102"] .presence').textContent()).toBe('alive');
+    await expect.poll(() => page.locator('.card[data-resource="102"] .presence').allTextContents(), WAIT).toEqual(['alive']);
 
     // The relay's first poll only notes the current state; a command is a feed written after it. The
     // card shows the resource's requests: the start-up lookup, then a poll.
     const relay = page.locator('.card[data-resource="107"]');
-    const requests = async () => Number((await relay.locator('dd .value').nth(1).textContent())?.replace(/,/g, ''));
-    await expect.poll(requests, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    const requests = async () => Number((await relay.locator('dd .value').allTextContents())[1]?.replace(/,/g, ''));
+    await expect.poll(requests, WAIT).toBeGreaterThanOrEqual(2);
     await relay.getByRole('button', { name: 'On' }).click();
-    await expect.poll(() => relay.locator('.message').textContent()).toMatch(/^stored 1 as feed \d+$/);
+    await expect.poll(async () => (await relay.locator('.message').allTextContents())[0], WAIT).toMatch(/^stored 1 as feed \d+$/);
     const feed = Number((await relay.locator('.message').textContent())!.split(' ').pop());
     const command = await sim.next((e) => e.type === 'command' && e.resource === 107, 15_000);
     expect(command).toMatchObject({ value: true, feed });
@@ -63,10 +68,10 @@ describe('the dashboard in Chromium', () => {
     // A value the relay's subtype refuses: the service's own message, next to the control.
     await relay.locator('input[name="value"]').fill('2');
     await relay.getByRole('button', { name: 'Write' }).click();
-    await expect.poll(() => relay.locator('.message.error').textContent()).toBe('resource 107: value 2 is outside [0, 1]');
-    await expect.poll(() => points(page, 107), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => relay.locator('.message.error').allTextContents(), WAIT).toEqual(['resource 107: value 2 is outside [0, 1]']);
+    await expect.poll(() => points(page, 107), WAIT).toBe(1);
     // Enough points for a screenshot that shows the charts' shapes.
-    await expect.poll(() => points(page, 102), { timeout: 30_000 }).toBeGreaterThanOrEqual(20);
+    await expect.poll(() => points(page, 102), { timeout: 40_000 }).toBeGreaterThanOrEqual(20);
     await screenshot(page, 'dashboard.png');
     expect(errors).toEqual([]);
 
@@ -87,7 +92,7 @@ describe('the dashboard in Chromium', () => {
     try {
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      await expect.poll(() => out.split('\n').length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => out.split('\n').length, WAIT).toBeGreaterThanOrEqual(3);
       const [listening, dashboard] = out.split('\n');
       const url = /^listening on (\S+)$/.exec(listening)![1];
       expect(dashboard).toBe(`dashboard ${url}/`);
@@ -101,10 +106,10 @@ describe('the dashboard in Chromium', () => {
       const page = await browser.context.newPage();
       await page.goto(`${url}/`);
       const card = page.locator('.card[data-resource="1"]');
-      await expect.poll(() => card.locator('h3').textContent()).toBe(NAME);
-      await expect.poll(() => page.locator('.device-head h2').textContent()).toBe('<h1>Device</h1>');
-      await expect.poll(() => card.locator('.values li .value').allTextContents()).toEqual([VALUE]);
-      await expect.poll(() => card.locator('.facts .value').first().textContent()).toBe(VALUE);
+      await expect.poll(() => card.locator('h3').allTextContents(), WAIT).toEqual([NAME]);
+      await expect.poll(() => page.locator('.device-head h2').allTextContents(), WAIT).toEqual(['<h1>Device</h1>']);
+      await expect.poll(() => card.locator('.values li .value').allTextContents(), WAIT).toEqual([VALUE]);
+      expect((await card.locator('.facts .value').allTextContents())[0]).toBe(VALUE);
       expect(await page.locator('main img, main script, main b, main i, main h1').count()).toBe(0);
       expect(await page.evaluate('document.body.dataset.pwned')).toBeUndefined();
       await screenshot(page, 'dashboard-markup.png');
