@@ -16,7 +16,7 @@ import { timestamp } from './time';
 export const LOCAL_API_PREFIX = '/_local/';
 
 /** Feeds in one page: by default, and at most (8 charts of 10,000 points take a page each). */
-export const PAGE_LIMITS = { default: 1_000, max: 10_000 };
+const PAGE_LIMITS = { default: 1_000, max: 10_000 };
 
 export interface LocalApiDeps {
   store: Store;

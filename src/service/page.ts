@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 
-export const ASSET_PREFIX = '/_local/assets/';
+// The page's files other than itself; index.html names them under this prefix.
+const ASSET_PREFIX = '/_local/assets/';
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
