@@ -1,11 +1,12 @@
 // Runs every benchmark section and prints them: a readable table, or with --json one JSON object of
 // all figures as the last line of output.
+import { benchDashboard } from './dashboard';
 import { benchFirmware } from './firmware';
 import { benchFootprint } from './footprint';
 import type { BenchRow, BenchSection } from './section';
 import { benchService } from './service';
 
-const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService, benchFirmware];
+const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService, benchDashboard, benchFirmware];
 
 function table(section: BenchSection): string {
   const width = Math.max(...section.rows.map((r) => r.label.length));

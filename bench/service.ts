@@ -25,14 +25,14 @@ interface Load {
 }
 
 /** Builds the CLI as `npm run build` does, into the bench cache (so it is never stale). */
-function buildCli(): string {
+export function buildCli(): string {
   const dir = resolve('node_modules/.cache/feed-agent-bench/service');
   execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', dir]);
   return join(dir, 'cli.js');
 }
 
 /** Runs `feed-agent serve` in a child process (its own core); resolves with its URL and a way to stop it. */
-async function serve(cli: string, args: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function serve(cli: string, args: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((done) => child.once('exit', done));
   const url = await new Promise<string>((resolveUrl, reject) => {

@@ -5,6 +5,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LIMITS } from '../core/wire';
 import { bearerToken, tokenMatches } from './auth';
+import { createDashboard } from './dashboard';
+import type { Dashboard, DashboardOptions } from './dashboard';
 import { DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN } from './demo';
 import { answerClientError, ClientGone, failureBody, HttpError, readBody, send } from './http';
 import * as operations from './operations';
@@ -47,6 +49,8 @@ export interface ServiceOptions {
   /** Without it there is no rate limit (and no 429). */
   rateLimit?: RateLimit;
   timeouts?: Partial<ServiceTimeouts>;
+  /** Serve the dashboard at `/` and its API under /_local/ (docs/dashboard.md); without it, only the interface. */
+  dashboard?: DashboardOptions;
 }
 
 export interface DemoDevice {
@@ -60,6 +64,8 @@ export interface Service {
   server: Server;
   /** The built-in demo device, present when no seed was given. */
   demo?: DemoDevice;
+  /** With the dashboard: its password (null on loopback without one). */
+  dashboardPassword?: string | null;
   /** Stops accepting, closes every connection, then the database. */
   close(): Promise<void>;
 }
@@ -69,6 +75,8 @@ export interface RunningService {
   url: string;
   port: number;
   demo?: DemoDevice;
+  /** With the dashboard: the page's URL and its password (null on loopback without one). */
+  dashboard?: { url: string; password: string | null };
   close(): Promise<void>;
 }
 
@@ -84,8 +92,10 @@ export function createService(options: ServiceOptions = {}): Service {
   const limiter = options.rateLimit === undefined ? null : new RateLimiter(options.rateLimit, now);
   const seed = options.seed === undefined ? DEMO_SEED : checkSeed(options.seed);
   const store = new Store(options.dbFile);
+  let dashboard: Dashboard | undefined;
   try {
     store.applySeed(seed, timestamp(now()));
+    dashboard = options.dashboard && createDashboard(options.dashboard, options.host ?? '127.0.0.1', { store, now, maxBodyBytes: limits.maxBodyBytes });
   } catch (error) {
     store.close();
     throw error;
@@ -134,7 +144,8 @@ export function createService(options: ServiceOptions = {}): Service {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      send(req, res, 200, await answer(req, res));
+      const body = dashboard?.owns(req.url ?? '') ? await dashboard.answer(req, res) : await answer(req, res);
+      if (body !== null) send(req, res, 200, body);
     } catch (error) {
       if (error instanceof ClientGone) return;
       if (error instanceof HttpError) {
@@ -176,7 +187,7 @@ export function createService(options: ServiceOptions = {}): Service {
     }));
 
   const demo = options.seed === undefined ? { publicKey: DEMO_PUBLIC_KEY, token: DEMO_TOKEN, resources: [...DEMO_RESOURCES] } : undefined;
-  return { server, demo, close };
+  return { server, demo, dashboardPassword: dashboard?.password, close };
 }
 
 /** Creates the service and listens; resolves once it accepts connections. */
@@ -196,7 +207,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     throw error;
   }
   const port = (service.server.address() as AddressInfo).port;
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, demo: service.demo, close: service.close };
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const dashboard = service.dashboardPassword === undefined ? undefined : { url: url + '/', password: service.dashboardPassword };
+  return { url, port, demo: service.demo, dashboard, close: service.close };
 }
 
 /** The path's resource ids: one for operations 1 and 3, a list for 2, 5 and 6, none for 4. */

@@ -74,7 +74,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   try {
     let target = o.target;
     if (target === null) {
-      service = await startService();
+      service = await startService({ dashboard: {} });
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
     // One host, so the lookup and the agent share one HTTP client (and a CA file is read once).
@@ -116,7 +116,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const agent = createAgent({ ...host, storage, log }, agentConfig);
     // From here the agent owns the storage: start() closes it when it fails, stop() when it ends.
     queue = null;
-    showStart(o, target, service !== null, plan);
+    showStart(o, target, service?.dashboard?.url ?? null, plan);
     await agent.start();
     const running = service;
     return run(o, agent, () => running?.close());
@@ -188,10 +188,13 @@ function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: 
   return `done in ${(elapsedMs / 1000).toFixed(1)} s: ${counts}; ${verdict}`;
 }
 
-function showStart(o: SimulationOptions, target: Target, local: boolean, plan: Plan): void {
+/** `dashboard`: the page of the local service started in this process; null against another service. */
+function showStart(o: SimulationOptions, target: Target, dashboard: string | null, plan: Plan): void {
+  const local = dashboard !== null;
   const lines = [
     `feed-agent simulate: device ${target.publicKey} at ${target.url}${local ? ' (local demo service, in this process)' : ''}` +
       (o.durableDir === null ? '' : `, durable queue in ${o.durableDir}`),
+    ...(local ? [`  dashboard ${dashboard}  (charts, presence, and a control to command the actuators)`] : []),
     ...plan.sensors.map((s) => `  sensor    ${label(s.resource, s.name)} ${describeSignal(s.spec)}, every ${s.every} ms`),
     ...plan.actuators.map((a) => `  actuator  ${label(a.resource, a.name)} commands polled every ${a.every} ms`),
     ...plan.skipped.map((s) => `  skipped   ${label(s.resource, s.name)} ${s.reason}`),
@@ -202,6 +205,7 @@ function showStart(o: SimulationOptions, target: Target, local: boolean, plan: P
     url: target.url,
     publicKey: target.publicKey,
     localService: local,
+    dashboard,
     durable: o.durableDir,
     sensors: plan.sensors.map((s) => ({ resource: s.resource, name: s.name, every: s.every, ...s.spec })),
     actuators: plan.actuators,
