@@ -16,6 +16,8 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   node: async () => (await import('./end-to-end')).benchEndToEnd(),
   latency: async () => (await import('./latency')).benchLatency(),
   gateway: async () => (await import('./gateway')).benchGateway(),
+  dashboard: async () => (await import('./dashboard')).benchDashboard(),
+  firmware: async () => (await import('./firmware')).benchFirmware(),
 };
 
 function table(section: BenchSection): string {
@@ -24,7 +26,8 @@ function table(section: BenchSection): string {
     const baseline = r.baseline === undefined ? '' : '   baseline ' + format(r.baseline);
     return '  ' + r.label.padEnd(width) + '  ' + format(r.value).padStart(10) + ' ' + r.unit + baseline;
   });
-  return [section.title, ...lines, ...(section.table ?? [])].join('\n');
+  const note = section.note === undefined ? [] : ['  ' + section.note];
+  return [section.title, ...note, ...lines, ...(section.table ?? [])].join('\n');
 }
 
 const own = process.env[SECTION_ENV];

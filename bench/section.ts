@@ -18,6 +18,8 @@ export interface BenchSection {
   table?: string[];
   /** Flat, dotted keys, e.g. `{ 'service.feedsPerSecond': 61234 }`. */
   figures: Record<string, number>;
+  /** A line under the title: why a section has no figures, for one. */
+  note?: string;
 }
 
 /** Set in a section's own process: the section it runs, whose result it prints as one JSON line. */

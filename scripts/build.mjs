@@ -4,7 +4,7 @@
 // a build with --outdir (the tests' quick build) emits them only when asked with --types.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,9 @@ await Promise.all(
     if (entry.executable) chmodSync(outfile, 0o755);
   }),
 );
+
+// The dashboard page's files, served by the bundled service from `dashboard/` beside it (src/service/page.ts).
+cpSync('src/service/dashboard', join(outdir, 'dashboard'), { recursive: true, filter: (file) => !file.endsWith('tsconfig.json') });
 
 if (values.types === true || values.outdir === undefined) {
   const types = join(outdir, 'types');

@@ -26,8 +26,8 @@ export interface FlashQueueOptions {
 export interface FlashQueueStats {
   /** Size of the journal file; 0 when there is none. */
   bytes: number;
-  /** Bursts committed since the journal was opened: each is one write of the flash. */
-  bursts: number;
+  /** Writes committed since the journal was opened, bursts of samples and acknowledgements: the flash's wear. */
+  writes: number;
   compactions: number;
   /** Samples the journal let go to stay within `maxBytes` (they remained queued in memory). */
   dropped: number;
@@ -35,6 +35,7 @@ export interface FlashQueueStats {
 
 export interface FlashQueue extends QueueStorage {
   readonly spillEvery: number;
+  commit(): void;
   stats(): FlashQueueStats;
 }
 
@@ -60,7 +61,7 @@ class Journal implements FlashQueue {
   private size = 0;
   private lastSeq = -1;
   private ackedSeq = -1;
-  private bursts = 0;
+  private writes = 0;
   private compactions = 0;
   private dropped = 0;
   private dirty = false;
@@ -116,12 +117,12 @@ class Journal implements FlashQueue {
     this.file = null;
     if (file === null) return;
     file.close();
-    if (this.dirty) this.bursts++;
+    if (this.dirty) this.writes++;
     this.dirty = false;
   }
 
   stats(): FlashQueueStats {
-    return { bytes: this.size, bursts: this.bursts, compactions: this.compactions, dropped: this.dropped };
+    return { bytes: this.size, writes: this.writes, compactions: this.compactions, dropped: this.dropped };
   }
 
   private get spare(): string {

@@ -5,7 +5,9 @@
 // - The body is streamed. `body: true` makes http.js ask for it in fragments (callback message 0) no
 //   larger than the room in the socket, and the adapter sends Content-Length in bytes itself. A body
 //   given whole is written in one call, which throws "can't write all data" once it outgrows the socket's
-//   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB.
+//   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB. An ASCII body (every
+//   batch of numbers) goes as slices of its text, which the socket writes as the same bytes; only one
+//   with other characters is copied into UTF-8 first.
 // - When the fragment callback answers undefined, the whole request has been handed to the socket. From
 //   then on the service may act on it (maybeDelivered); before, it cannot: its Content-Length is not met.
 // - http.js runs inside the socket's callback, where nobody catches for us: on lin a refused connection
@@ -50,8 +52,9 @@ function toResult(ending: Ending): HttpResult {
 class Exchange {
   private request: SdkRequest | null = null;
   private timer: unknown = null;
-  /** The body as UTF-8, until it was handed over; null for a request without one. */
-  private body: ArrayBuffer | null = null;
+  /** The body, until it was handed over: its text when it is ASCII, else its UTF-8; null for none. */
+  private body: string | ArrayBuffer | null = null;
+  private bodyBytes = 0;
   private sent = 0;
   /** The whole request was handed to the socket. */
   private written = false;
@@ -80,10 +83,15 @@ class Exchange {
     const headers: string[] = [];
     for (const name in req.headers) headers.push(name, req.headers[name]);
     if (req.body !== undefined) {
-      const body = new ArrayBuffer(utf8Length(req.body));
-      utf8Write(req.body, new Uint8Array(body), 0);
-      this.body = body;
-      headers.push('Content-Length', String(body.byteLength));
+      const bytes = utf8Length(req.body);
+      if (bytes === req.body.length) this.body = req.body;
+      else {
+        const body = new ArrayBuffer(bytes);
+        utf8Write(req.body, new Uint8Array(body), 0);
+        this.body = body;
+      }
+      this.bodyBytes = bytes;
+      headers.push('Content-Length', String(bytes));
     }
     // http.js names the host without its port; a server behind a shared address needs both.
     if (port !== (secure ? 443 : 80)) headers.push('Host', host + ':' + port);
@@ -115,7 +123,7 @@ class Exchange {
     }
   }
 
-  private onMessage(message: number, value: unknown, etc: unknown): ArrayBuffer | undefined {
+  private onMessage(message: number, value: unknown, etc: unknown): string | ArrayBuffer | undefined {
     if (this.settled) return undefined;
     if (message === REQUEST_FRAGMENT) return this.fragment(value as number);
     if (message === STATUS) this.status = value as number;
@@ -131,14 +139,14 @@ class Exchange {
   }
 
   /** The next piece of the body, at most `room` bytes; undefined once all of it was handed over. */
-  private fragment(room: number): ArrayBuffer | undefined {
+  private fragment(room: number): string | ArrayBuffer | undefined {
     const body = this.body;
-    if (body === null || this.sent === body.byteLength) {
+    if (body === null || this.sent === this.bodyBytes) {
       this.body = null;
       this.written = true;
       return undefined;
     }
-    const end = this.sent + Math.min(room, body.byteLength - this.sent);
+    const end = this.sent + Math.min(room, this.bodyBytes - this.sent);
     const piece = body.slice(this.sent, end);
     this.sent = end;
     return piece;

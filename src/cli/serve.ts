@@ -1,5 +1,6 @@
 // `feed-agent serve`: the local service on the command line (contract: "The local service's command
-// line and data"). The first line on stdout is exactly `listening on http://HOST:PORT`.
+// line and data"). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
+// dashboard's URL (docs/dashboard.md).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LIMITS } from '../core/wire';
@@ -17,7 +18,9 @@ const HELP = `usage: feed-agent serve [options]
   --max-ids N             ids allowed in one path (default ${LIMITS.maxIdsInPath})
   --max-elements N        elements allowed in one operation-4 body (default ${LIMITS.maxBatchElements})
   --max-body-bytes N      request body limit (default ${LIMITS.maxBodyBytes})
-  --rate-limit RPS[:BURST]  per-device request rate limit, answered with 429 (default: none)`;
+  --rate-limit RPS[:BURST]  per-device request rate limit, answered with 429 (default: none)
+  --password PASSWORD     the dashboard's password (or FEED_AGENT_DASHBOARD_PASSWORD); default: none on a
+                          loopback host, a random one, printed, on any other`;
 
 export const serve = {
   summary: 'run the local service (the six operations over HTTP)',
@@ -39,6 +42,7 @@ async function runServe(args: string[]): Promise<void> {
       'max-elements': { type: 'string' },
       'max-body-bytes': { type: 'string' },
       'rate-limit': { type: 'string' },
+      password: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -46,8 +50,10 @@ async function runServe(args: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
+  const password = values.password ?? (process.env.FEED_AGENT_DASHBOARD_PASSWORD || undefined);
   const options: ServiceOptions = {
     host: values.host,
+    dashboard: { password },
     port: integer(values.port, '--port', 0, 65535),
     dbFile: values.db,
     limits: {
@@ -80,6 +86,10 @@ async function runServe(args: string[]): Promise<void> {
 
   const service = await startService(options);
   console.log(`listening on ${service.url}`);
+  const dashboard = service.dashboard!;
+  // A password given by flag or environment is the user's own: it is not printed back.
+  const access = dashboard.password === null ? '' : password === undefined ? `  (password ${dashboard.password}, any user name)` : '  (with your password)';
+  console.log(`dashboard ${dashboard.url}${access}`);
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());

@@ -5,9 +5,10 @@
 // a token) rejects with a plain TypeError, RangeError or Error before anything is sent.
 //
 // Stack depth is a budget on the device: XS spends about 27 stack slots on each pending async call
-// (measured on a lin build; an ESP32 build's stack is 384 slots), and a request used to add four of them
-// to its caller's depth. So each call starts its work in a promise job (`later`), on a fresh stack, and
-// the steps of an exchange are plain functions chained with `then`.
+// (measured on a lin build; an ESP32 build's stack is 384 slots). So each public call but one starts its
+// work in a promise job (`later`), on a fresh stack, and reaches the host through at most two async
+// steps. The one is createFeedsEncoded, once per batch on the uplink's path: the uplink resumes on a
+// fresh stack itself, and a promise job there costs XS compute per sample (docs/xs.md).
 import type { Host, HttpRequest, HttpResult } from './host';
 import type { CreatedFeed, Feed, FeedInput, InputValue, Resource, Subtype } from './wire';
 import { LIMITS } from './wire';
@@ -48,6 +49,8 @@ export class FeedClient {
   private readonly baseUrl_: string;
   /** `/api/device/<escaped key>`: the start of every path. */
   private readonly device_: string;
+  /** Operation 4's path, made once: it is on the uplink's path once a batch. */
+  private readonly feeds_: string;
   private readonly token_: string | undefined;
   private readonly timeoutMs_: number;
   /** Null without a token. */
@@ -59,6 +62,7 @@ export class FeedClient {
     this.send_ = request;
     this.baseUrl_ = options.baseUrl.replace(/\/+$/, '');
     this.device_ = '/api/device/' + encodeURIComponent(options.publicKey);
+    this.feeds_ = this.device_ + '/resources/feeds';
     this.token_ = options.token;
     this.timeoutMs_ = options.timeoutMs;
     if (options.token) {
@@ -115,10 +119,14 @@ export class FeedClient {
    * i is `resourceAt(i)` (used to check the answer matches).
    */
   createFeedsEncoded(body: string, count: number, resourceAt: (i: number) => number, o?: CallOptions): Promise<BatchOutcome> {
-    return later(() => {
+    // The uplink's path, once a batch: no promise job here (XS compute per sample, docs/xs.md); the
+    // request's steps are plain functions, shallow on the caller's stack.
+    try {
       if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count ' + count + ' is not a non-negative integer');
       return this.batch_(body, count, resourceAt, null, o);
-    });
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** Operation 5: null where a resource has no feed. */
@@ -173,32 +181,31 @@ export class FeedClient {
     });
   }
 
-  private batch_(
+  private async batch_(
     body: string,
     count: number,
     resourceAt: (i: number) => number,
     elements: readonly FeedInput[] | null,
     o: CallOptions | undefined,
-  ): Promise<BatchOutcome> | BatchOutcome {
+  ): Promise<BatchOutcome> {
     const headers = this.writeHeadersFor_('createFeeds', o);
     if (count === 0) return { rejected: [], stored: 0 };
-    const path = this.device_ + '/resources/feeds' + query(o);
-    return this.exchange_('POST', path, body, headers, count).then((payload) => {
-      // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
-      // back for that, only on this rare path.
-      const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
-      const outcome = batchOutcome(payload, count, resourceAt, known);
-      if (typeof outcome === 'string') throw this.malformed_('POST ' + path, 'payload' + outcome);
-      for (const r of outcome.rejected) r.reason = redact(r.reason, this.token_);
-      return outcome;
-    });
+    const path = this.feeds_ + query(o);
+    const payload = await this.exchange_('POST', path, body, headers, count);
+    // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
+    // back for that, only on this rare path.
+    const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
+    const outcome = batchOutcome(payload, count, resourceAt, known);
+    if (typeof outcome === 'string') throw this.malformed_('POST ' + path, 'payload' + outcome);
+    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token_);
+    return outcome;
   }
 
   /**
    * One exchange: the payload of a 200 answer whose envelope is well formed, else a FeedError.
    * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`.
    */
-  private exchange_(
+  private async exchange_(
     method: 'GET' | 'POST',
     path: string,
     body: string | undefined,
@@ -207,51 +214,52 @@ export class FeedClient {
   ): Promise<unknown> {
     const request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_ };
     if (body !== undefined) request.body = body;
-    const where = method + ' ' + path;
-    // The host contract says an adapter never rejects nor throws; if one does, it is still a failed
-    // exchange that may have reached the service, not a crash of the caller.
-    const broken = (e: unknown): HttpResult => ({ kind: 'network', message: String(e), maybeDelivered: true });
-    return later(() => this.send_(request)).then(
-      (result) => this.payload_(result, where, batchCount),
-      (e: unknown) => this.payload_(broken(e), where, batchCount),
-    );
+    let result: HttpResult;
+    try {
+      result = await this.send_(request);
+    } catch (e) {
+      result = broken(e);
+    }
+    return this.payload_(result, request, batchCount);
   }
 
   /** The payload of a 200 answer whose envelope is well formed; a FeedError for anything else. */
-  private payload_(result: HttpResult, where: string, batchCount: number): unknown {
+  private payload_(result: HttpResult, request: HttpRequest, batchCount: number): unknown {
+    // Named in messages only, so only made for one.
+    const where = (): string => request.method + ' ' + request.url.slice(this.baseUrl_.length);
     if (result.kind === 'timeout') {
-      throw this.fail_('timeout', 'timeout after ' + this.timeoutMs_ + ' ms on ' + where, { maybeDelivered: result.maybeDelivered });
+      throw this.fail_('timeout', 'timeout after ' + this.timeoutMs_ + ' ms on ' + where(), { maybeDelivered: result.maybeDelivered });
     }
     if (result.kind === 'network') {
-      throw this.fail_('network', 'network error on ' + where + ': ' + result.message, { maybeDelivered: result.maybeDelivered });
+      throw this.fail_('network', 'network error on ' + where() + ': ' + result.message, { maybeDelivered: result.maybeDelivered });
     }
     const status = result.status;
     if (status < 200 || status > 299) {
       const detail = failureDetail(result.body);
       const index = batchCount > 0 && status >= 400 && status < 500 ? elementIndexOf(detail) : -1;
-      throw this.fail_('http', 'HTTP ' + status + ' on ' + where + ': ' + detail, {
+      throw this.fail_('http', 'HTTP ' + status + ' on ' + where() + ': ' + detail, {
         status,
         retryAfterMs: parseRetryAfter(result.retryAfter),
         elementIndex: index < batchCount ? index : -1,
       });
     }
     // The contract answers success with 200 only; another 2xx still means the service took the request.
-    if (status !== 200) throw this.malformed_(where, 'unexpected HTTP ' + status, status);
+    if (status !== 200) throw this.malformed_(where(), 'unexpected HTTP ' + status, status);
     let envelope: unknown;
     try {
       envelope = JSON.parse(result.body);
     } catch {
-      throw this.malformed_(where, 'body is not JSON');
+      throw this.malformed_(where(), 'body is not JSON');
     }
-    if (!isRecord(envelope)) throw this.malformed_(where, 'body' + mismatch('object', envelope));
+    if (!isRecord(envelope)) throw this.malformed_(where(), 'body' + mismatch('object', envelope));
     const { success, message, payload } = envelope;
     if (success !== true) {
       const issue = success !== false ? mismatch('boolean', success)
         : ': false with HTTP 200' + (typeof message === 'string' ? ': ' + clip(message) : '');
-      throw this.malformed_(where, 'success' + issue);
+      throw this.malformed_(where(), 'success' + issue);
     }
-    if (typeof message !== 'string') throw this.malformed_(where, 'message' + mismatch('string', message));
-    if (payload === undefined) throw this.malformed_(where, 'payload: missing');
+    if (typeof message !== 'string') throw this.malformed_(where(), 'message' + mismatch('string', message));
+    if (payload === undefined) throw this.malformed_(where(), 'payload: missing');
     return payload;
   }
 
@@ -281,6 +289,14 @@ export class FeedClient {
 /** Runs `work` in a promise job: on a fresh stack, and a throw becomes a rejection. */
 function later<T>(work: () => T | Promise<T>): Promise<T> {
   return Promise.resolve().then(work);
+}
+
+/**
+ * The host contract says an adapter never rejects nor throws; if one does, it is still a failed exchange
+ * that may have reached the service, not a crash of the caller.
+ */
+function broken(e: unknown): HttpResult {
+  return { kind: 'network', message: String(e), maybeDelivered: true };
 }
 
 function query(o: CallOptions | undefined): string {

@@ -8,14 +8,6 @@ export interface Job {
   run_(): Promise<void>;
 }
 
-// A job starts in a promise job, on a fresh stack, not at the bottom of whatever wanted it: a sensor's
-// read that filled a batch, a timer's chain. The device's stack is a budget (384 slots on an ESP32 build).
-// It stays wanted until then, so that what happens in between asks for no second run.
-const run = (job: Job): Promise<void> => {
-  job.wanted_ = false;
-  return job.run_();
-};
-
 export class Lane {
   private busy_ = false;
   private readonly done_ = (): void => {
@@ -39,8 +31,9 @@ export class Lane {
     if (this.busy_) return;
     for (const job of this.jobs_) {
       if (!job.wanted_) continue;
+      job.wanted_ = false;
       this.busy_ = true;
-      Promise.resolve(job).then(run).then(this.done_, this.done_);
+      job.run_().then(this.done_, this.done_);
       return;
     }
   }

@@ -89,10 +89,11 @@ export class SampleQueue {
   private lastSpecial_ = -1;
   private locked_ = 0;
   /**
-   * How far the locked samples are turned in their slots (see `makeRoom_`): the i-th of them is in slot
-   * `first_ + (i - turn_) mod locked_`. 0 whenever nothing is locked.
+   * Where the first locked sample is, once evictions turned the locked samples in their slots (see
+   * `makeRoom_`): the i-th of them is at offset `(i + head_) mod locked_` from `first_`. 0 when they are
+   * in order, always when nothing is locked.
    */
-  private turn_ = 0;
+  private head_ = 0;
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
   private high_ = 0;
   private dropped_ = 0;
@@ -229,7 +230,7 @@ export class SampleQueue {
   oldestAt(): number {
     if (this.length === 0) return -1;
     // The oldest is the first locked sample, which a turn moved (see `makeRoom_`).
-    return this.ats_[(this.first_ + (this.turn_ === 0 ? 0 : this.locked_ - this.turn_)) % this.capacity];
+    return this.ats_[(this.first_ + this.head_) % this.capacity];
   }
 
   /** Resource of the `i`-th sample from the head. */
@@ -264,7 +265,7 @@ export class SampleQueue {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
     if (count === 0) return '[]';
-    if (this.turn_ !== 0) this.unturn_();
+    if (this.head_ !== 0) this.unturn_();
     if (this.entriesBuilt_ !== this.entriesClaimed_) this.buildTexts_();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
     const special = this.lastSpecial_ >= this.first_ + from;
@@ -277,13 +278,13 @@ export class SampleQueue {
   /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
   lock(count: number): void {
     this.checkCount_(count);
-    if (this.turn_ !== 0) this.unturn_();
+    if (this.head_ !== 0) this.unturn_();
     this.locked_ = count;
   }
 
   /** The request failed: its samples stay at the head, in their order, and may be evicted again. */
   unlock(): void {
-    if (this.turn_ !== 0) this.unturn_();
+    if (this.head_ !== 0) this.unturn_();
     this.locked_ = 0;
   }
 
@@ -291,8 +292,8 @@ export class SampleQueue {
   shift(count: number): void {
     this.checkCount_(count);
     // Removing part of the locked samples needs them in order; removing all of them does not.
-    if (this.turn_ !== 0 && count < this.locked_) this.unturn_();
-    if (count >= this.locked_) this.turn_ = 0;
+    if (this.head_ !== 0 && count < this.locked_) this.unturn_();
+    if (count >= this.locked_) this.head_ = 0;
     if (this.poolUsed_ > 0) {
       let freed = 0;
       for (let p = this.first_; p < this.first_ + count; p++) {
@@ -309,7 +310,7 @@ export class SampleQueue {
   clear(): void {
     this.remove_(this.length);
     this.locked_ = 0;
-    this.turn_ = 0;
+    this.head_ = 0;
     this.poolTail_ = 0;
     this.poolUsed_ = 0;
   }
@@ -353,14 +354,14 @@ export class SampleQueue {
    * Frees the slots of the `by` samples evicted right behind the locked ones by moving locked samples
    * onto them, so that the free slots are at the head, where the ring continues. The fewest moves do it:
    * when `by` is below the locked count, the first `by` locked slots move behind the last one and the
-   * locked samples are turned by `by` in their slots (`turn_`), otherwise each moves once. Under
+   * locked samples are turned by `by` in their slots (`head_`), otherwise each moves once. Under
    * overflow while a request is out, every new sample evicts one: that costs one move, not the batch.
    */
   private makeRoom_(by: number): void {
     const locked = this.locked_;
     const jump = Math.max(by, locked);
     for (let k = 0, moves = Math.min(by, locked); k < moves; k++) this.moveSlot_(this.first_ + k, this.first_ + k + jump);
-    if (by < locked) this.turn_ = (this.turn_ + by) % locked;
+    if (by < locked) this.head_ = (this.head_ + locked - by) % locked;
   }
 
   /**
@@ -391,12 +392,12 @@ export class SampleQueue {
   /** Puts the locked samples back in their order (after `makeRoom_` turned them): three reversals, no extra memory. */
   private unturn_(): void {
     const locked = this.locked_;
-    // Slot offset j holds sample (j + turn) mod locked: turning left by locked - turn restores it.
-    const d = locked - this.turn_;
+    // Sample i is at offset (i + head) mod locked: turning the block left by head restores the order.
+    const d = this.head_;
     this.reverse_(0, d);
     this.reverse_(d, locked);
     this.reverse_(0, locked);
-    this.turn_ = 0;
+    this.head_ = 0;
   }
 
   /** Reverses the samples at offsets [from, to) from the head. */
@@ -438,7 +439,8 @@ export class SampleQueue {
     // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
     // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
     const tags = this.tags_.subarray(from, from + count), values = this.values_.subarray(from, from + count), texts = this.texts_;
-    const parts: string[] = [];
+    // Sized at once: growing it a sample at a time costs more XS compute (docs/xs.md).
+    const parts: string[] = new Array(count);
     for (let k = 0; k < count; k++) parts[k] = texts[tags[k]] + values[k];
     if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element_(from + k);
     return parts.join('},');
@@ -490,7 +492,7 @@ export class SampleQueue {
     if (!Number.isInteger(i) || i < 0 || i >= this.length) {
       throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
     }
-    const j = i < this.locked_ && this.turn_ !== 0 ? (i + this.locked_ - this.turn_) % this.locked_ : i;
+    const j = i < this.locked_ ? (i + this.head_) % this.locked_ : i;
     return (this.first_ + j) % this.capacity;
   }
 

@@ -61,6 +61,7 @@ export class Uplink implements Job {
   private drained_: (() => void) | null = null;
   private idled_: (() => void) | null = null;
   private stopped_ = false;
+  private readonly freshStack_ = Promise.resolve();
   private readonly resourceAt_ = (i: number): number => this.queue_.resourceAt(i);
   private readonly onTimer_ = (): void => {
     this.timer_ = null;
@@ -140,14 +141,20 @@ export class Uplink implements Job {
   }
 
   async run_(): Promise<void> {
-    this.setAsideIsolated_();
+    // In flight from the start, so that samples queued before it resumes ask for no second run.
+    this.inFlight_ = true;
+    this.watch_();
+    // Resumes on a fresh stack: the lane starts this job from whatever queued the sample that filled a
+    // batch (a sensor's read, an application's own call), and a send is deep (docs/moddable.md). Awaiting
+    // a promise made once costs less XS compute than awaiting a new one (docs/xs.md).
+    await this.freshStack_;
+    if (this.badIndex_ === 0 || this.suspect_ === 1) this.setAsideIsolated_();
     const n = this.nextCount_();
     if (n === 0 || this.host_.now() < this.holdUntil_) {
+      this.inFlight_ = false;
       this.schedule_();
       return;
     }
-    this.inFlight_ = true;
-    this.watch_();
     this.queue_.lock(n);
     const body = this.queue_.encode(0, n);
     let rejected: readonly { index: number; reason: string }[] | null = null;
@@ -174,15 +181,13 @@ export class Uplink implements Job {
     return Math.min(this.queue_.length, this.batchLimit_);
   }
 
-  /** Sets aside the sample that isolation has pinned down, without sending it again. */
+  /** Sets aside the sample that isolation has pinned down (`badIndex_` 0 or `suspect_` 1), without sending it again. */
   private setAsideIsolated_(): void {
-    if (this.badIndex_ === 0 || this.suspect_ === 1) {
-      this.badIndex_ = -1;
-      this.suspect_ = 0;
-      this.setAsideAt_(0, this.rejectReason_);
-      this.queue_.shift(1);
-      this.left_(1);
-    }
+    this.badIndex_ = -1;
+    this.suspect_ = 0;
+    this.setAsideAt_(0, this.rejectReason_);
+    this.queue_.shift(1);
+    this.left_(1);
   }
 
   private setAsideAt_(i: number, reason: string): void {

@@ -66,6 +66,19 @@ export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: n
   });
 }
 
+/**
+ * Operation 3 as the platform writes it (the dashboard), not a device: the same checks and messages,
+ * no token, and the stored feed changes no usage counter and no presence.
+ */
+export function platformFeed(store: Store, id: number, body: unknown, stamp: string): string {
+  const resource = store.resource(id);
+  if (resource === undefined) throw new HttpError(404, `resource ${id} not found`);
+  const input = feedBody(body);
+  check(input, resource, '');
+  const feed = store.platformFeed(id, rawData(input), stamp);
+  return successBody(createdFeedJson(JSON.stringify(input), id, stamp, feed), MESSAGE_FEED_CREATED);
+}
+
 interface Written {
   outgoing: number;
   income: number;

@@ -5,6 +5,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LIMITS } from '../core/wire';
 import { bearerToken, tokenMatches } from './auth';
+import { createDashboard } from './dashboard';
+import type { Dashboard, DashboardOptions } from './dashboard';
 import { demoFleetDevice, demoFleetSeed } from './demo';
 import type { DemoDevice } from './demo';
 import { answerClientError, ClientGone, failureBody, HttpError, readBody, send } from './http';
@@ -50,6 +52,8 @@ export interface ServiceOptions {
   /** Without it there is no rate limit (and no 429). */
   rateLimit?: RateLimit;
   timeouts?: Partial<ServiceTimeouts>;
+  /** Serve the dashboard at `/` and its API under /_local/ (docs/dashboard.md); without it, only the interface. */
+  dashboard?: DashboardOptions;
 }
 
 export type { DemoDevice };
@@ -59,6 +63,8 @@ export interface Service {
   server: Server;
   /** The built-in demo device (the first of a demo fleet), present when no seed was given. */
   demo?: DemoDevice;
+  /** With the dashboard: its password (null on loopback without one). */
+  dashboardPassword?: string | null;
   /** Stops accepting, closes every connection, then the database. */
   close(): Promise<void>;
 }
@@ -68,6 +74,8 @@ export interface RunningService {
   url: string;
   port: number;
   demo?: DemoDevice;
+  /** With the dashboard: the page's URL and its password (null on loopback without one). */
+  dashboard?: { url: string; password: string | null };
   close(): Promise<void>;
 }
 
@@ -84,8 +92,10 @@ export function createService(options: ServiceOptions = {}): Service {
   if (options.seed !== undefined && options.demoDevices !== undefined) throw new TypeError('give a seed or demoDevices, not both');
   const seed = options.seed === undefined ? demoFleetSeed(options.demoDevices ?? 1) : checkSeed(options.seed);
   const store = new Store(options.dbFile);
+  let dashboard: Dashboard | undefined;
   try {
     store.applySeed(seed, timestamp(now()));
+    dashboard = options.dashboard && createDashboard(options.dashboard, options.host ?? '127.0.0.1', { store, now, maxBodyBytes: limits.maxBodyBytes });
   } catch (error) {
     store.close();
     throw error;
@@ -134,7 +144,8 @@ export function createService(options: ServiceOptions = {}): Service {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      send(req, res, 200, await answer(req, res));
+      const body = dashboard?.owns(req.url ?? '') ? await dashboard.answer(req, res) : await answer(req, res);
+      if (body !== null) send(req, res, 200, body);
     } catch (error) {
       if (error instanceof ClientGone) return;
       if (error instanceof HttpError) {
@@ -176,7 +187,7 @@ export function createService(options: ServiceOptions = {}): Service {
     }));
 
   const demo = options.seed === undefined ? demoFleetDevice(0) : undefined;
-  return { server, demo, close };
+  return { server, demo, dashboardPassword: dashboard?.password, close };
 }
 
 /** Creates the service and listens; resolves once it accepts connections. */
@@ -196,7 +207,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     throw error;
   }
   const port = (service.server.address() as AddressInfo).port;
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, demo: service.demo, close: service.close };
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const dashboard = service.dashboardPassword === undefined ? undefined : { url: url + '/', password: service.dashboardPassword };
+  return { url, port, demo: service.demo, dashboard, close: service.close };
 }
 
 /** The path's resource ids: one for operations 1 and 3, a list for 2, 5 and 6, none for 4. */

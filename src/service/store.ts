@@ -39,6 +39,22 @@ export type ResourceRow = Omit<
   last_created_at: string | null;
 };
 
+/** A device as the dashboard lists it: never its token or the token's digest. */
+export interface DeviceListing {
+  id_device: number;
+  public_key: string;
+  name: string;
+}
+
+interface PageBounds {
+  resource: number;
+  at: string;
+  id: number;
+  from: string;
+  to: string;
+  limit: number;
+}
+
 /** What one request does to one resource, applied in one statement. */
 export interface Touch {
   outgoingBytes: number;
@@ -105,6 +121,38 @@ CREATE TABLE feeds (
 );
 `;
 
+// The dashboard reads a resource's feeds over a time range, in pages (feedPage). Created when missing at
+// every open, also on a file made before it existed: an index changes no data, so the schema version
+// stays and an older service still opens the file.
+const FEED_INDEX = 'CREATE INDEX IF NOT EXISTS feeds_by_resource_time ON feeds (id_resource, created_at)';
+
+/**
+ * One page of a resource's feeds in time order (created_at, then id: ids break ties within a second).
+ * The window's start and the cursor are folded into one lower bound (one upper bound when descending),
+ * so SQLite seeks straight to the page in the index instead of scanning from the start of the window.
+ */
+export const FEED_PAGE_SQL = {
+  asc: `SELECT id_resource_feed, created_at, raw_data FROM feeds
+    WHERE id_resource = @resource AND (created_at, id_resource_feed) > (@at, @id) AND created_at <= @to
+    ORDER BY created_at, id_resource_feed LIMIT @limit`,
+  desc: `SELECT id_resource_feed, created_at, raw_data FROM feeds
+    WHERE id_resource = @resource AND (created_at, id_resource_feed) < (@at, @id) AND created_at >= @from
+    ORDER BY created_at DESC, id_resource_feed DESC LIMIT @limit`,
+};
+
+/** A feed of a page as SQLite gives it, without an object per row (10,000 rows make a page). */
+export type FeedRow = [id_resource_feed: number, created_at: string, raw_data: string];
+
+/** Which feeds of a resource one page holds; timestamps in the interface's form, both ends included. */
+export interface FeedRange {
+  from: string;
+  to: string;
+  order: 'asc' | 'desc';
+  /** The page continues past this feed, in `order`; null: from the start of the range. */
+  after: Pick<Feed, 'id_resource_feed' | 'created_at'> | null;
+  limit: number;
+}
+
 const SUBTYPE_COLUMNS =
   'id_resource_subtype, id_resource_type, name, name_i18n, description, data_format_operation, data_restriction_regex, ' +
   'data_restriction_begin_range, data_restriction_end_range, created_at, updated_at';
@@ -167,6 +215,14 @@ export class Store {
       lastFeed: db.prepare<[number], Feed>(`
         SELECT f.id_resource_feed, f.id_resource, f.raw_data, f.created_at
         FROM resources r JOIN feeds f ON f.id_resource_feed = r.id_last_feed WHERE r.id_resource = ?`),
+      feed: db.prepare<[number], Feed>('SELECT id_resource_feed, id_resource, raw_data, created_at FROM feeds WHERE id_resource_feed = ?'),
+      pageAsc: db.prepare<[PageBounds], FeedRow>(FEED_PAGE_SQL.asc).raw(true),
+      pageDesc: db.prepare<[PageBounds], FeedRow>(FEED_PAGE_SQL.desc).raw(true),
+      // A feed the platform wrote: the resource's feeds move on, its counters and presence do not.
+      platformWrote: db.prepare<[{ id: number; feed: number; stamp: string }]>(`
+        UPDATE resources SET id_first_feed = coalesce(id_first_feed, @feed), id_last_feed = @feed, updated_at = @stamp
+        WHERE id_resource = @id`),
+      devices: db.prepare<[], DeviceListing>('SELECT id_device, public_key, name FROM devices ORDER BY id_device'),
     };
     this.loadCatalog();
   }
@@ -242,6 +298,39 @@ export class Store {
     return this.statements.lastFeed.get(resource);
   }
 
+  feed(id: number): Feed | undefined {
+    return this.statements.feed.get(id);
+  }
+
+  /** One page of a resource's feeds in time order (FEED_PAGE_SQL); reading changes nothing. */
+  feedPage(resource: number, range: FeedRange): FeedRow[] {
+    const asc = range.order === 'asc';
+    // The bound of the window's own end, and the cursor's when it lies inside the window.
+    const edge = asc ? { at: range.from, id: 0 } : { at: range.to, id: Number.MAX_SAFE_INTEGER };
+    const cursor = range.after === null ? null : { at: range.after.created_at, id: range.after.id_resource_feed };
+    const inside = cursor !== null && (asc ? cursor.at >= range.from : cursor.at <= range.to);
+    const bounds = { resource, ...(inside ? cursor : edge), from: range.from, to: range.to, limit: range.limit };
+    return (asc ? this.statements.pageAsc : this.statements.pageDesc).all(bounds);
+  }
+
+  /** Stores a feed the platform itself writes (the dashboard), not a device: no counter, no presence. */
+  platformFeed(resource: number, rawData: string, stamp: string): number {
+    return this.transaction(() => {
+      const feed = this.insertFeeds([{ resource, rawData }], stamp);
+      this.statements.platformWrote.run({ id: resource, feed, stamp });
+      return feed;
+    });
+  }
+
+  /** Every device, in the order they were first seeded, with its resource ids in increasing order. */
+  deviceList(): (DeviceListing & { resources: number[] })[] {
+    const all = [...this.resources.values()];
+    return this.statements.devices.all().map((d) => ({
+      ...d,
+      resources: all.filter((r) => r.deviceId === d.id_device).map((r) => r.id).sort((a, b) => a - b),
+    }));
+  }
+
   /**
    * Stores the seed's subtypes, devices and resources, keeping what is already there (feeds, counters,
    * ids): a record changes, and its `updated_at` moves, only where the seed differs from it.
@@ -281,11 +370,15 @@ export class Store {
 
   private migrate(file: string | undefined): void {
     const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version === SCHEMA_VERSION) return;
-    if (version !== 0) throw new Error(`database ${file} has schema version ${version}; this service knows ${SCHEMA_VERSION}`);
+    if (version !== SCHEMA_VERSION && version !== 0) {
+      throw new Error(`database ${file} has schema version ${version}; this service knows ${SCHEMA_VERSION}`);
+    }
     this.db.transaction(() => {
-      this.db.exec(SCHEMA);
-      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      if (version === 0) {
+        this.db.exec(SCHEMA);
+        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }
+      this.db.exec(FEED_INDEX);
     })();
   }
 

@@ -91,7 +91,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   try {
     let target = o.target;
     if (target === null) {
-      service = await startService(o.devices > 1 ? { demoDevices: o.devices } : {});
+      service = await startService({ dashboard: {}, ...(o.devices > 1 ? { demoDevices: o.devices } : {}) });
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
     // One host, so the lookup and the agents share one HTTP client (and a CA file is read once).
@@ -107,7 +107,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     });
     // From here the agents own the storage: start() closes it when it fails, stop() when it ends.
     queues.length = 0;
-    showStart(o, devices, service !== null);
+    showStart(o, devices, service?.dashboard?.url ?? null);
     await startAll(agents, devices);
     const running = service;
     return run(o, agents, () => running?.close());
@@ -261,13 +261,18 @@ function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: 
   return `done in ${(elapsedMs / 1000).toFixed(1)} s: ${counts}; ${verdict}`;
 }
 
-/** The first device's plan; a fleet says how many devices follow it. */
-function showStart(o: SimulationOptions, devices: Device[], local: boolean): void {
+/**
+ * The first device's plan (a fleet says how many devices follow it). `dashboard`: the page of the local
+ * service started in this process; null against another service.
+ */
+function showStart(o: SimulationOptions, devices: Device[], dashboard: string | null): void {
   const { target, plan } = devices[0];
+  const local = dashboard !== null;
   const who = devices.length === 1 ? `device ${target.publicKey}` : `${devices.length} devices of the demo fleet, the first ${target.publicKey},`;
   const lines = [
     `feed-agent simulate: ${who} at ${target.url}${local ? ' (local demo service, in this process)' : ''}` +
       (o.durableDir === null ? '' : `, durable queue${devices.length === 1 ? '' : 's'} in ${o.durableDir}`),
+    ...(local ? [`  dashboard ${dashboard}  (charts, presence, and a control to command the actuators)`] : []),
     ...(devices.length === 1 ? [] : [`each device like the first, with its own resource ids (device k: the first's + 100·(k-1)):`]),
     ...plan.sensors.map((s) => `  sensor    ${label(s.resource, s.name)} ${describeSignal(s.spec)}, every ${s.every} ms`),
     ...plan.actuators.map((a) => `  actuator  ${label(a.resource, a.name)} commands polled every ${a.every} ms`),
@@ -280,6 +285,7 @@ function showStart(o: SimulationOptions, devices: Device[], local: boolean): voi
     publicKey: target.publicKey,
     ...(devices.length === 1 ? {} : { devices: devices.length }),
     localService: local,
+    dashboard,
     durable: o.durableDir,
     sensors: plan.sensors.map((s) => ({ resource: s.resource, name: s.name, every: s.every, ...s.spec })),
     actuators: plan.actuators,

@@ -6,17 +6,19 @@
 // budget (manifest.json), so every run is also a check that the firmware fits.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSeed } from '../../src/service/seed';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { Feed, Resource } from '../../src/core/wire';
 import { FaultProxy } from '../support/fault-proxy';
-import { ROOT, Simulator, buildApp, findSdk } from './sdk';
+import { Simulator, buildApp, findSdk } from './sdk';
 import type { Sdk } from './sdk';
 
-const sdk = findSdk();
+const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const sdk = findSdk(ROOT);
 const SEED = parseSeed(readFileSync(join(ROOT, 'examples', 'device-seed.json'), 'utf8'));
 const DEVICE = SEED.devices[0];
 const [UPTIME, HEAP, , COMMAND] = DEVICE.resources.map((r) => r.id_resource);

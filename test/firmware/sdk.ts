@@ -5,10 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+import { basename, join } from 'node:path';
 
 export interface Sdk {
   moddable: string;
@@ -16,8 +13,8 @@ export interface Sdk {
   path: string;
 }
 
-/** The SDK, or why it cannot be used here. */
-export function findSdk(): Sdk | string {
+/** The SDK, or why it cannot be used here; `root` is this project's directory. */
+export function findSdk(root: string): Sdk | string {
   const moddable = process.env.MODDABLE;
   if (!moddable) return 'MODDABLE is not set (the Moddable SDK is not installed here)';
   const tools = join(moddable, 'build', 'bin', 'lin', 'release');
@@ -25,7 +22,7 @@ export function findSdk(): Sdk | string {
     if (!existsSync(join(tools, tool))) return tool + ' is not in ' + tools + ': build the SDK tools (cd $MODDABLE/build/makefiles/lin && make)';
   }
   if (spawnSync('xvfb-run', ['--help'], { stdio: 'ignore' }).error) return 'xvfb-run is missing (apt-get install xvfb)';
-  return { moddable, path: [tools, join(ROOT, 'node_modules', '.bin'), process.env.PATH].join(':') };
+  return { moddable, path: [tools, join(root, 'node_modules', '.bin'), process.env.PATH].join(':') };
 }
 
 export interface Build {

@@ -58,9 +58,11 @@ export interface ScenarioContext {
   service: ServiceView;
 }
 
-/** Builds the context for one scenario run; `url` is the fault proxy's. */
-export function createContext(link: Link, url: string): ScenarioContext {
-  // Commands still running: on Node a request is real I/O that the clock must wait for before time moves.
+/**
+ * A link that keeps track of the commands still running, and the wait a virtual clock needs before time
+ * moves: on Node a request is real I/O, and the work its answer starts must run before the next timer.
+ */
+export function trackedLink(link: Link): { call: Link; idle: () => Promise<void> } {
   const inflight = new Set<Promise<unknown>>();
   const call: Link = (command) => {
     const answer = link(command);
@@ -78,6 +80,12 @@ export function createContext(link: Link, url: string): ScenarioContext {
     }
     throw new Error('the agent kept requests in flight through 1000 rounds without letting time move');
   };
+  return { call, idle };
+}
+
+/** Builds the context for one scenario run; `url` is the fault proxy's. */
+export function createContext(link: Link, url: string): ScenarioContext {
+  const { call, idle } = trackedLink(link);
   const clock = new VirtualClock(idle);
   const requests: RequestRecord[] = [];
   const logs: string[] = [];

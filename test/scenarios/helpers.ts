@@ -52,7 +52,7 @@ export function recordRun(agent: Agent, resource: number, from: number, count: n
 }
 
 /** Advances virtual time until `work` settles (at most `limitMs`); gives its value or throws its error. */
-export async function settle<T>(ctx: ScenarioContext, work: Promise<T>, limitMs = 120_000): Promise<T> {
+export async function settle<T>(ctx: Pick<ScenarioContext, 'clock'>, work: Promise<T>, limitMs = 120_000): Promise<T> {
   type Outcome = { value: T } | { error: unknown };
   let outcome: Outcome | null = null;
   work.then(

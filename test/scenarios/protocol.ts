@@ -3,6 +3,7 @@
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import type { InputValue } from '../../src/core/wire';
 import type { FaultRule, StoredFeed } from '../support/fault-proxy';
+import type { DiskAnswer, DiskOp } from '../support/disk';
 
 export type Command =
   /** Makes the request through the fault proxy. `t` is the virtual time: it is the service's clock. */
@@ -18,7 +19,16 @@ export type Command =
   /** Operation 3 straight to the service with the device's token, as another client of the device would. */
   | { cmd: 'create'; t: number; resource: number; input: InputValue }
   /** Every feed the service answered 200 for, in creation order. */
-  | { cmd: 'stored' };
+  | { cmd: 'stored' }
+  /** Whether a connection to 127.0.0.1:port is accepted (the proxy is on the network). */
+  | { cmd: 'probe'; port: number }
+  /** Writes a request's bytes (latin1) to 127.0.0.1:port and answers with every byte that came back. */
+  | { cmd: 'raw'; t: number; port: number; bytes: string }
+  /** One operation of the disk behind the file stand-in (synchronous on XS). */
+  | { cmd: 'disk'; op: DiskOp };
+
+/** What came back for a raw request: the bytes until the connection ended (or broke), or word of a hold. */
+export type RawOutcome = { kind: 'refused' } | { kind: 'answer'; bytes: string; broken: boolean } | { kind: 'pending'; id: string };
 
 /** The answer to 'http': a result, or word that the proxy holds the request and will never answer. */
 export type HttpOutcome = HttpResult | { kind: 'pending'; id: string };
@@ -32,6 +42,9 @@ export interface Answers {
   get: unknown;
   create: unknown;
   stored: StoredFeed[];
+  probe: boolean;
+  raw: RawOutcome;
+  disk: DiskAnswer;
 }
 
 /** Sends one command and gets its answer (synchronously on XS, wrapped in a promise for one interface). */

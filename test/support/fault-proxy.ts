@@ -28,7 +28,11 @@ export type FaultAction =
    */
   | { do: 'reject'; resource: number; input: number | string | boolean; naming: boolean }
   /** Rewrites read answers so that `resource`'s subtype seems to accept [begin, end]. */
-  | { do: 'widen'; resource: number; begin: number; end: number };
+  | { do: 'widen'; resource: number; begin: number; end: number }
+  /** Forwards, then answers with a status line that is not HTTP (`HTTP/1.1200OK`) and closes. */
+  | { do: 'garble' }
+  /** Forwards, then sends the service's status and headers but half its body, and closes. */
+  | { do: 'truncate' };
 
 export interface FaultRule {
   /** The operation it applies to; any when omitted. */
@@ -191,6 +195,18 @@ export class FaultProxy {
       case 'widen': {
         const upstream = await forward();
         return relay(res, { ...upstream, body: widen(upstream.body, action) });
+      }
+      case 'garble':
+        await forward();
+        req.socket.end('HTTP/1.1200OK\r\ncontent-length: 0\r\n\r\n');
+        return;
+      case 'truncate': {
+        const upstream = await forward();
+        const body = Buffer.from(upstream.body, 'utf8');
+        const head = 'HTTP/1.1 ' + upstream.status + ' OK\r\ncontent-type: application/json\r\ncontent-length: ' + body.length + '\r\n\r\n';
+        req.socket.write(head);
+        req.socket.end(body.subarray(0, body.length >> 1));
+        return;
       }
     }
   }

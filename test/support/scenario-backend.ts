@@ -2,10 +2,12 @@
 // answers to the scenario's commands (protocol.ts). Both runners use it: the Node runner calls it
 // directly, the XS harness answers the worker's issueCommand with it.
 import http from 'node:http';
+import net from 'node:net';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { HttpRequest } from '../../src/core/host';
-import type { Answers, Command, HttpOutcome, Link } from '../scenarios/protocol';
+import type { Answers, Command, HttpOutcome, Link, RawOutcome } from '../scenarios/protocol';
+import { Disk } from './disk';
 import { DEVICE, SCENARIO_SEED, SERVICE_EPOCH_MS } from '../scenarios/seed';
 import { FaultProxy, TAG_HEADER, readBody } from './fault-proxy';
 
@@ -17,7 +19,9 @@ export class ScenarioBackend {
   readonly errors: string[] = [];
   private virtualNow = 0;
   private nextId = 0;
-  private held = new Map<string, http.ClientRequest>();
+  private held = new Map<string, { destroy(): void }>();
+  /** The files of the file stand-in. */
+  readonly disk = new Disk();
 
   private constructor(
     private readonly service: RunningService,
@@ -45,6 +49,7 @@ export class ScenarioBackend {
     for (const req of this.held.values()) req.destroy();
     await this.proxy.close();
     await this.service.close();
+    this.disk.remove();
   }
 
   private async dispatch(c: Command): Promise<unknown> {
@@ -71,6 +76,13 @@ export class ScenarioBackend {
         return this.direct('POST', '/resource/' + c.resource + '/feeds', JSON.stringify({ input: c.input }));
       case 'stored':
         return this.proxy.stored;
+      case 'probe':
+        return probe(c.port);
+      case 'raw':
+        this.virtualNow = c.t;
+        return this.raw(c.port, c.bytes);
+      case 'disk':
+        return this.disk.run(c.op);
     }
   }
 
@@ -112,6 +124,37 @@ export class ScenarioBackend {
     return outcome;
   }
 
+  /**
+   * Writes a request's bytes over a new connection, as the SDK's Request does, and answers with what came
+   * back; a request the proxy holds comes back as pending. The proxy's tag goes after the request line.
+   */
+  private async raw(port: number, text: string): Promise<RawOutcome> {
+    const id = String(++this.nextId);
+    const fate = this.proxy.fate(id);
+    const bytes = Buffer.from(text, 'latin1');
+    const line = bytes.indexOf('\r\n') + 2;
+    const tagged = Buffer.concat([bytes.subarray(0, line), Buffer.from(TAG_HEADER + ': ' + id + '\r\n'), bytes.subarray(line)]);
+    const socket = net.connect(port, '127.0.0.1');
+    const answered = new Promise<RawOutcome>((resolve) => {
+      const chunks: Buffer[] = [];
+      let connected = false;
+      socket.on('connect', () => {
+        connected = true;
+        socket.write(tagged);
+      });
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('end', () => resolve({ kind: 'answer', bytes: Buffer.concat(chunks).toString('latin1'), broken: false }));
+      socket.on('error', () => resolve(connected ? { kind: 'answer', bytes: Buffer.concat(chunks).toString('latin1'), broken: true } : { kind: 'refused' }));
+    });
+    const outcome = await Promise.race([answered, fate.held.then((): RawOutcome => ({ kind: 'pending', id }))]);
+    if (outcome.kind === 'pending') this.held.set(id, socket);
+    else {
+      socket.destroy();
+      this.proxy.release(id);
+    }
+    return outcome;
+  }
+
   /** The virtual timeout of a held request fired: drop the connection, say whether the service saw it. */
   private settle(id: string): { maybeDelivered: boolean } {
     this.held.get(id)?.destroy();
@@ -149,4 +192,16 @@ export async function withBackend<T>(work: (backend: ScenarioBackend) => Promise
 export function nodeLink(backend: ScenarioBackend): Link {
   return <C extends Command>(command: C) =>
     backend.handle(JSON.parse(JSON.stringify(command)) as C).then((answer) => JSON.parse(JSON.stringify(answer)) as Answers[C['cmd']]);
+}
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function probe(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
 }

@@ -16,8 +16,14 @@ export class VirtualClock {
   /**
    * @param idle awaited after every timer that fires, so the work it started (promise jobs, and with
    * a real HTTP host the requests it made) settles before time moves on.
+   * @param start the time it shows first.
    */
-  constructor(private readonly idle: () => Promise<void> = drainMicrotasks) {}
+  constructor(
+    private readonly idle: () => Promise<void> = drainMicrotasks,
+    start = 0,
+  ) {
+    this.t = start;
+  }
 
   now = (): number => this.t;
 

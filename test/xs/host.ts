@@ -3,6 +3,7 @@
 // is the scenario context's (test/scenarios/context.ts): virtual timers, requests through this link.
 import { errorText } from '../../src/core/errors';
 import type { Answers, Command, Link } from '../scenarios/protocol';
+import type { DiskLink } from '../moddable/standins/file';
 
 // Globals of the xsnap worker.
 declare const issueCommand: (message: ArrayBufferLike) => ArrayBuffer;
@@ -10,16 +11,18 @@ declare const issueCommand: (message: ArrayBufferLike) => ArrayBuffer;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Sends one JSON command; the answer is there when issueCommand returns (Node answers in between). */
-export const xsLink: Link = <C extends Command>(command: C) =>
-  new Promise<Answers[C['cmd']]>((resolve, reject) => {
-    const reply = JSON.parse(decoder.decode(issueCommand(encoder.encode(JSON.stringify(command)).buffer))) as {
-      ok?: Answers[C['cmd']];
-      error?: string;
-    };
-    if (reply.error !== undefined) reject(new Error(reply.error));
-    else resolve(reply.ok as Answers[C['cmd']]);
-  });
+/** Sends one JSON command and returns its answer, or throws its error: Node answers before issueCommand returns. */
+function command<C extends Command>(c: C): Answers[C['cmd']] {
+  const reply = JSON.parse(decoder.decode(issueCommand(encoder.encode(JSON.stringify(c)).buffer))) as { ok?: Answers[C['cmd']]; error?: string };
+  if (reply.error !== undefined) throw new Error(reply.error);
+  return reply.ok as Answers[C['cmd']];
+}
+
+/** The scenarios' link: `command` in a promise. */
+export const xsLink: Link = <C extends Command>(c: C) => new Promise<Answers[C['cmd']]>((resolve) => resolve(command(c)));
+
+/** The file stand-in's disk: synchronous, as the SDK's File is. */
+export const xsDisk: DiskLink = (op) => command({ cmd: 'disk', op });
 
 /**
  * The value an evaluation returns for work that finishes in promise jobs: xsnap runs the jobs to idle,

@@ -1,0 +1,330 @@
+// @ts-check
+// The dashboard page: a section per device, a card per resource (presence, usage counters, last value, a
+// chart or a list of recent values, a control to write a value). Every POLL_MS it reads the devices'
+// state from the local API, then, for each card whose resource has a newer last feed, only the feeds
+// after the last one it shows (docs/dashboard.md says why polling). Every value from the service enters
+// the page as text (textContent, attribute values), never as markup.
+import { getFeeds, getState, writeFeed } from './api.js';
+import { MAX_POINTS, SeriesChart } from './chart.js';
+
+/** @typedef {import('../local-wire').LocalResource} LocalResource */
+/** @typedef {import('../local-wire').LocalDevice} LocalDevice */
+/** @typedef {import('../local-wire').ValueKind} ValueKind */
+/** @typedef {Pick<import('../local-wire').FeedPage, 'id_resource_feed' | 'created_at' | 'raw_data'>} Feeds feeds as columns */
+/** @typedef {import('../../core/wire').InputValue} InputValue */
+
+const POLL_MS = 1_000;
+/** Values a string resource lists, newest first. */
+const LIST_LENGTH = 10;
+
+const main = element('devices');
+const status = element('status');
+const windowChoice = /** @type {HTMLSelectElement} */ (element('window'));
+
+/** @type {Map<number, HTMLElement>} */
+const deviceSections = new Map();
+/** @type {Map<number, Card>} */
+const cards = new Map();
+
+class Card {
+  /** @param {LocalResource} resource */
+  constructor(resource) {
+    const r = resource.record;
+    this.id = r.id_resource;
+    this.kind = resource.kind;
+    /** The id of the newest feed shown; null until the first load. */
+    /** @type {number | null} */
+    this.shown = null;
+    /** Bumped when the window changes, so that a load begun before it is not applied after. */
+    this.generation = 0;
+    this.presence = node('span', 'presence');
+    this.facts = node('dl', 'facts');
+    this.plot = node('div', 'plot');
+    this.plot.dataset.points = '0';
+    /** @type {SeriesChart | null} */
+    this.chart = null;
+    /** @type {HTMLOListElement | null} */
+    this.list = null;
+    this.message = node('output', 'message');
+    this.root = node('article', 'card', [
+      node('header', 'card-head', [node('h3', 'name', [r.name]), node('span', 'rid', ['#' + this.id]), this.presence]),
+      node('p', 'subtype', [`${r.subtype.name_i18n} · ${rule(r.subtype)} · lifetime ${r.lifetime} min`]),
+      this.facts,
+      this.plot,
+      this.writeForm(r.subtype),
+    ]);
+    this.root.dataset.resource = String(this.id);
+  }
+
+  /** Called once the card is in the page, so that a chart takes its width. */
+  mount() {
+    if (this.kind === 'string') this.list = /** @type {HTMLOListElement} */ (this.plot.appendChild(node('ol', 'values')));
+    else this.chart = new SeriesChart(this.plot, this.kind);
+  }
+
+  /** @param {import('../../core/wire').Subtype} subtype */
+  writeForm(subtype) {
+    const input = /** @type {HTMLInputElement} */ (node('input'));
+    input.name = 'value';
+    input.placeholder = rule(subtype);
+    input.autocomplete = 'off';
+    input.setAttribute('aria-label', 'value to write');
+    const form = node('form', 'write', [input, button('Write', 'submit')]);
+    if (this.kind === 'boolean') {
+      for (const [label, value] of /** @type {const} */ ([['Off', 0], ['On', 1]])) {
+        form.append(button(label, 'button', () => void this.write(value)));
+      }
+    }
+    form.append(this.message);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.write(inputValue(input.value, this.kind));
+    });
+    return form;
+  }
+
+  /** @param {InputValue} value */
+  async write(value) {
+    this.message.className = 'message';
+    this.message.textContent = 'writing…';
+    try {
+      const feed = await writeFeed(this.id, value);
+      this.message.className = 'message ok';
+      this.message.textContent = `stored ${JSON.stringify(feed.raw_data)} as feed ${feed.id_resource_feed}`;
+    } catch (error) {
+      this.message.className = 'message error';
+      this.message.textContent = /** @type {Error} */ (error).message;
+    }
+  }
+
+  /** @param {LocalResource} resource */
+  update(resource) {
+    const r = resource.record;
+    this.presence.textContent = r.is_alive ? 'alive' : 'dead';
+    this.presence.className = 'presence ' + (r.is_alive ? 'alive' : 'dead');
+    this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${r.lifetime_updated_at} UTC`;
+    const last = r.last_feed;
+    this.facts.replaceChildren(
+      ...fact('last value', last === null ? '—' : last.raw_data, last === null ? '' : `at ${clock(last.created_at)}`),
+      ...fact('requests', count(r.api_requests_usage)),
+      ...fact('network', `${count(r.api_network_usage)} B`, `in ${count(r.api_network_income_usage)} · out ${count(r.api_network_outgoing_usage)}`),
+    );
+  }
+
+  /**
+   * Brings the chart or list up to the resource's last feed.
+   * @param {LocalResource} resource
+   * @param {number} nowMs the service's clock
+   * @param {number} windowMs
+   */
+  async sync(resource, nowMs, windowMs) {
+    const last = resource.record.id_last_feed;
+    if (last === null || last === this.shown) {
+      this.chart?.tick(nowMs / 1000);
+      return;
+    }
+    const generation = this.generation;
+    /** @type {Feeds} */
+    let feeds;
+    if (this.shown === null) {
+      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: MAX_POINTS });
+      feeds = { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
+    } else {
+      feeds = { id_resource_feed: [], created_at: [], raw_data: [] };
+      for (let after = this.shown; ; ) {
+        const page = await getFeeds(this.id, { after, limit: MAX_POINTS });
+        feeds.id_resource_feed.push(...page.id_resource_feed);
+        feeds.created_at.push(...page.created_at);
+        feeds.raw_data.push(...page.raw_data);
+        if (page.next === null) break;
+        after = page.next;
+      }
+    }
+    if (generation !== this.generation) return;
+    // With no feed in the window, later loads start after the resource's last feed.
+    const ids = feeds.id_resource_feed;
+    this.shown = ids.length > 0 ? ids[ids.length - 1] : last;
+    this.show(feeds, nowMs, windowMs);
+  }
+
+  /**
+   * @param {Feeds} feeds in time order
+   * @param {number} nowMs the service's clock
+   * @param {number} windowMs
+   */
+  show(feeds, nowMs, windowMs) {
+    if (this.chart !== null) {
+      const ys = feeds.raw_data.map((raw) => {
+        const n = Number(raw);
+        return Number.isFinite(n) ? n : null;
+      });
+      this.chart.append(feeds.created_at.map((t) => parseTime(t) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
+    } else if (this.list !== null) {
+      const count = feeds.raw_data.length;
+      const items = [];
+      for (let i = count - 1; i >= Math.max(0, count - LIST_LENGTH); i--) {
+        items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [clock(feeds.created_at[i])])]));
+      }
+      this.list.prepend(...items);
+      while (this.list.children.length > LIST_LENGTH) this.list.lastElementChild?.remove();
+      this.plot.dataset.points = String(this.list.children.length);
+    }
+  }
+
+  reset() {
+    this.generation++;
+    this.shown = null;
+    this.chart?.clear();
+    this.list?.replaceChildren();
+  }
+}
+
+let ready = false;
+
+async function poll() {
+  try {
+    const state = await getState();
+    const nowMs = parseTime(state.now);
+    const windowMs = Number(windowChoice.value) * 1000;
+    const work = [];
+    for (const device of state.devices) {
+      const section = deviceSection(device);
+      for (const resource of device.resources) {
+        let card = cards.get(resource.record.id_resource);
+        if (card === undefined) {
+          card = new Card(resource);
+          cards.set(card.id, card);
+          section.append(card.root);
+          card.mount();
+        }
+        card.update(resource);
+        work.push(card.sync(resource, nowMs, windowMs));
+      }
+    }
+    await Promise.all(work);
+    status.className = 'ok';
+    status.textContent = `live · updated ${clock(state.now)}`;
+    if (!ready) {
+      ready = true;
+      // The charts are drawn on the next frame; the bench reads this mark (bench/dashboard.ts).
+      requestAnimationFrame(() => {
+        performance.mark('dashboard:drawn');
+        document.body.dataset.ready = 'true';
+      });
+    }
+  } catch (error) {
+    status.className = 'error';
+    status.textContent = `cannot read the service: ${/** @type {Error} */ (error).message}`;
+  }
+  setTimeout(poll, POLL_MS);
+}
+
+/** @param {LocalDevice} device */
+function deviceSection(device) {
+  let cardsOf = deviceSections.get(device.id_device);
+  if (cardsOf === undefined) {
+    cardsOf = node('div', 'cards');
+    const head = node('header', 'device-head', [node('h2', '', [device.name || 'unnamed device']), node('p', 'key', ['public key ', node('code', '', [device.public_key])])]);
+    main.append(node('section', 'device', [head, cardsOf]));
+    deviceSections.set(device.id_device, cardsOf);
+  }
+  return cardsOf;
+}
+
+windowChoice.addEventListener('change', () => {
+  for (const card of cards.values()) card.reset();
+});
+
+void poll();
+
+// ---- small helpers ----
+
+/**
+ * An element with a class and children; strings become text nodes, never markup.
+ * @param {string} tag
+ * @param {string} [className]
+ * @param {(Node | string)[]} [children]
+ */
+function node(tag, className = '', children = []) {
+  const el = document.createElement(tag);
+  if (className !== '') el.className = className;
+  el.append(...children);
+  return el;
+}
+
+/**
+ * @param {string} label
+ * @param {'submit' | 'button'} type
+ * @param {() => void} [onClick]
+ */
+function button(label, type, onClick) {
+  const b = /** @type {HTMLButtonElement} */ (node('button', '', [label]));
+  b.type = type;
+  if (onClick !== undefined) b.addEventListener('click', onClick);
+  return b;
+}
+
+/**
+ * A term and its value (with a note) for a card's list of facts.
+ * @param {string} term
+ * @param {string} value
+ * @param {string} [note]
+ */
+function fact(term, value, note = '') {
+  return [node('dt', '', [term]), node('dd', '', [node('span', 'value', [value]), note === '' ? '' : node('small', '', [note])])];
+}
+
+/** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
+function rule(s) {
+  return s.data_restriction_regex ?? `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
+}
+
+/**
+ * What the text of a write control sends: a number when the resource takes numbers and the text is one,
+ * else the text; the service's check decides either way.
+ * @param {string} text
+ * @param {ValueKind} kind
+ * @returns {InputValue}
+ */
+function inputValue(text, kind) {
+  const trimmed = text.trim();
+  return kind !== 'string' && trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : text;
+}
+
+let lastStamp = '';
+let lastStampMs = 0;
+
+/**
+ * A timestamp in ms. Feeds stored together share their second, so the last answer is kept: with 10,000
+ * feeds per chart, most parses are skipped.
+ * @param {string} stampText the interface's `YYYY-MM-DD HH:MM:SS`, UTC
+ */
+function parseTime(stampText) {
+  if (stampText !== lastStamp) {
+    lastStamp = stampText;
+    lastStampMs = Date.parse(stampText.replace(' ', 'T') + 'Z');
+  }
+  return lastStampMs;
+}
+
+/** @param {number} ms */
+function stamp(ms) {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** @param {string} stampText */
+function clock(stampText) {
+  return new Date(parseTime(stampText)).toLocaleTimeString();
+}
+
+/** @param {number} n */
+function count(n) {
+  return n.toLocaleString('en');
+}
+
+/** @param {string} id */
+function element(id) {
+  const el = document.getElementById(id);
+  if (el === null) throw new Error(`the page has no #${id}`);
+  return el;
+}

@@ -1,0 +1,116 @@
+// The local service's own JSON API under /_local/ (docs/dashboard.md): what the dashboard page reads and
+// writes. It is the platform's side, not a device's: it needs and shows no device token, its reads change
+// no usage counter and no presence, and its write is operation 3's checks, stored as the platform writing.
+// Answers use the interface's envelope, so a failure reads like the service's other failures.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Feed, Subtype } from '../core/wire';
+import { HttpError, readBody, successBody } from './http';
+import type { FeedPage, LocalResource, LocalState, ValueKind } from './local-wire';
+import { platformFeed } from './operations';
+import { checkContentType, parseId, parseJson } from './parse';
+import { resourceRecord } from './records';
+import { clip } from './routes';
+import type { FeedRange, Store } from './store';
+import { timestamp } from './time';
+
+export const LOCAL_API_PREFIX = '/_local/';
+
+/** Feeds in one page: by default, and at most (8 charts of 10,000 points take a page each). */
+const PAGE_LIMITS = { default: 1_000, max: 10_000 };
+
+export interface LocalApiDeps {
+  store: Store;
+  now: () => number;
+  maxBodyBytes: number;
+}
+
+/** Answers a request whose path starts with LOCAL_API_PREFIX (and is not an asset) with a JSON body. */
+export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => Promise<string> {
+  const { store, now } = deps;
+  return async (req, res, path, query) => {
+    const parts = path.slice(LOCAL_API_PREFIX.length).split('/');
+    if (parts.length === 1 && parts[0] === 'devices') {
+      allow(req, 'GET');
+      return successBody(JSON.stringify(state(store, now())));
+    }
+    if (parts.length === 3 && parts[0] === 'resources' && parts[2] === 'feeds') {
+      const id = parseId(parts[1]);
+      if (req.method === 'POST') {
+        checkContentType(req);
+        const body = parseJson(await readBody(req, res, deps.maxBodyBytes));
+        return platformFeed(store, id, body, timestamp(now()));
+      }
+      allow(req, 'GET', 'POST');
+      if (store.resource(id) === undefined) throw new HttpError(404, `resource ${id} not found`);
+      return successBody(JSON.stringify(feedPage(store, id, query)));
+    }
+    throw new HttpError(404, 'there is nothing at ' + JSON.stringify(clip(path)));
+  };
+}
+
+/** Refuses with 405 (and Allow) a method other than the ones named. */
+export function allow(req: IncomingMessage, method: string, ...others: string[]): void {
+  if (req.method === method) return;
+  const all = [method, ...others].join(', ');
+  throw new HttpError(405, `${clip(req.method ?? '')} is not allowed here; use ${all}`, { Allow: all });
+}
+
+function state(store: Store, nowMs: number): LocalState {
+  return {
+    now: timestamp(nowMs),
+    devices: store.deviceList().map(({ resources, ...device }) => ({
+      ...device,
+      resources: resources.map((id): LocalResource => {
+        const { subtype } = store.resource(id)!;
+        return { kind: valueKind(subtype.record), record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs) };
+      }),
+    })),
+  };
+}
+
+// The agent's rule for the value of a command (core/resources.ts, parseCommand_).
+function valueKind(s: Subtype): ValueKind {
+  if (s.data_restriction_regex !== null && s.data_restriction_regex !== '') return 'string';
+  return s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1 ? 'boolean' : 'number';
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** `from`, `to` (the interface's timestamps, inclusive), `order` (asc, desc), `after` (a feed id), `limit`. */
+function feedPage(store: Store, resource: number, query: URLSearchParams): FeedPage {
+  const order = one(query, 'order') ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw new HttpError(400, `order must be asc or desc, not ${JSON.stringify(clip(order))}`);
+  const limitText = one(query, 'limit');
+  const limit = limitText === undefined ? PAGE_LIMITS.default : parseId(limitText, 'limit');
+  if (limit > PAGE_LIMITS.max) throw new HttpError(400, `limit ${limit} is over the most a page holds, ${PAGE_LIMITS.max}`);
+  const afterText = one(query, 'after');
+  let after: Feed | null = null;
+  if (afterText !== undefined) {
+    after = store.feed(parseId(afterText, 'after')) ?? null;
+    if (after?.id_resource !== resource) throw new HttpError(400, `after ${afterText} is not a feed of resource ${resource}`);
+  }
+  const from = time(query, 'from') ?? '0000-00-00 00:00:00';
+  const range: FeedRange = { from, to: time(query, 'to') ?? '9999-12-31 23:59:59', order, after, limit };
+  const rows = store.feedPage(resource, range);
+  return {
+    id_resource: resource,
+    id_resource_feed: rows.map((row) => row[0]),
+    created_at: rows.map((row) => row[1]),
+    raw_data: rows.map((row) => row[2]),
+    next: rows.length === limit ? rows[rows.length - 1][0] : null,
+  };
+}
+
+function one(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw new HttpError(400, `${name} is given more than once`);
+  return values[0];
+}
+
+function time(query: URLSearchParams, name: string): string | undefined {
+  const text = one(query, name);
+  if (text !== undefined && (!TIMESTAMP.test(text) || Number.isNaN(Date.parse(text.replace(' ', 'T') + 'Z')))) {
+    throw new HttpError(400, `${name} must be a UTC time as YYYY-MM-DD HH:MM:SS, not ${JSON.stringify(clip(text))}`);
+  }
+  return text;
+}

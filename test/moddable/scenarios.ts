@@ -1,0 +1,221 @@
+// The Moddable adapter on stand-ins for the SDK (./context.ts), against the real local service: written
+// once, run on Node (adapter.node.test.ts) and inside the XS worker's device realm (test/xs). Each
+// resolves with what it saw, which must be the same on both engines.
+import { createAgent } from '../../src/core/agent';
+import type { AgentConfig } from '../../src/core/config';
+import type { HttpRequest, HttpResult } from '../../src/core/host';
+import { createTimers } from '../../platforms/moddable/clock';
+import { openFlashQueue } from '../../platforms/moddable/flash-queue';
+import { createModdableHost } from '../../platforms/moddable/host';
+import { createHttp } from '../../platforms/moddable/http';
+import { equal, ok } from '../scenarios/assert';
+import { counter, settle } from '../scenarios/helpers';
+import { R } from '../scenarios/seed';
+import type { AdapterContext, AdapterScenario, Device } from './context';
+
+const TIMEOUT_MS = 2_000;
+
+function lastFeedsOf(ctx: AdapterContext, ids: number[]): HttpRequest {
+  return { method: 'GET', url: ctx.url + '/api/device/' + ctx.publicKey + '/resources/' + ids.join(',') + '/feeds/last?silent=true', headers: { Accept: 'application/json' }, timeoutMs: TIMEOUT_MS };
+}
+
+function createFeedsOf(ctx: AdapterContext, elements: { id_resource: number; input: number | string }[]): HttpRequest {
+  return {
+    method: 'POST',
+    url: ctx.url + '/api/device/' + ctx.publicKey + '/resources/feeds',
+    headers: { Accept: 'application/json', Authorization: 'Bearer ' + ctx.token, 'Content-Type': 'application/json' },
+    body: JSON.stringify(elements),
+    timeoutMs: TIMEOUT_MS,
+  };
+}
+
+/** One exchange through the adapter's HTTP, with the device's virtual time moving until it settles. */
+function exchange(device: Device, req: HttpRequest): Promise<HttpResult> {
+  return settle(device, createHttp(device.sdk)(req));
+}
+
+/** A failed exchange as the scenarios compare it: its kind, maybeDelivered and the start of its message. */
+function failure(result: HttpResult): unknown {
+  if (result.kind === 'response') return { kind: 'response', status: result.status };
+  return { kind: result.kind, maybeDelivered: result.maybeDelivered, message: result.kind === 'network' ? result.message : '' };
+}
+
+function agentConfig(ctx: AdapterContext, extra: Partial<AgentConfig>): AgentConfig {
+  return { url: ctx.url, publicKey: ctx.publicKey, token: ctx.token, seed: 7, ...extra, uplink: { startJitterMs: 0, ...extra.uplink } };
+}
+
+export const adapterScenarios: AdapterScenario[] = [
+  {
+    name: 'http: a GET is answered and its body decoded',
+    async run(ctx) {
+      const result = await exchange(ctx.device(), lastFeedsOf(ctx, [R.counterA, R.label]));
+      ok(result.kind === 'response', 'a response, not ' + result.kind);
+      equal(result.status, 200, 'status');
+      const envelope = JSON.parse(result.body) as { success: boolean; payload: unknown[] };
+      equal([envelope.success, envelope.payload.length], [true, 2], '[success, payload length]');
+      return result.status;
+    },
+  },
+  {
+    name: 'http: a body over the socket\'s room streams in fragments, its Content-Length in bytes',
+    async run(ctx) {
+      const device = ctx.device({ room: 512 });
+      // Non-ASCII text: 2 to 4 bytes a character, which a length in characters would get wrong.
+      const labels = ['ação é já', 'snow ☃ and ice ❄', 'emoji 😀 🚀', 'plain'];
+      const elements = Array.from({ length: 40 }, (_, i) => ({ id_resource: R.label, input: labels[i % 4] + ' ' + i }));
+      const req = createFeedsOf(ctx, elements);
+      const result = await exchange(device, req);
+      equal(result.kind === 'response' ? result.status : result.kind, 200, 'status');
+      const written = device.written[0];
+      const bytes = written.length - written.indexOf('\r\n\r\n') - 4;
+      ok(written.indexOf('Content-Length: ' + bytes + '\r\n') > 0, 'Content-Length of ' + bytes + ' bytes in the request head');
+      ok(bytes > 512 && bytes > (req.body as string).length, 'a body of ' + bytes + ' bytes, more than its ' + (req.body as string).length + ' characters');
+      const stored = (await ctx.stored()).map((f) => f.raw_data);
+      equal(stored, elements.map((e) => e.input), 'stored values');
+      return bytes;
+    },
+  },
+  {
+    name: 'http: a refused connection that throws from the socket (lin) delivered nothing, and the app lives',
+    async run(ctx) {
+      await ctx.down(true);
+      const result = await exchange(ctx.device({ refusal: 'throw' }), lastFeedsOf(ctx, [R.counterA]));
+      await ctx.down(false);
+      equal(failure(result), { kind: 'network', maybeDelivered: false, message: 'write failed' }, 'outcome');
+      return failure(result);
+    },
+  },
+  {
+    name: 'http: a refused connection that ends in message -2 (lwip) delivered nothing',
+    async run(ctx) {
+      await ctx.down(true);
+      const result = await exchange(ctx.device({ refusal: 'error' }), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]));
+      await ctx.down(false);
+      equal(failure(result), { kind: 'network', maybeDelivered: false, message: 'connection failed or closed' }, 'outcome');
+      equal((await ctx.stored()).length, 0, 'stored feeds');
+      return failure(result);
+    },
+  },
+  {
+    name: 'http: an answer held past the timeout is a timeout of a request that may have been stored',
+    async run(ctx) {
+      await ctx.faults({ op: 'create', action: { do: 'hold', after: true } });
+      const device = ctx.device();
+      const result = await exchange(device, createFeedsOf(ctx, [{ id_resource: R.counterA, input: 7 }]));
+      equal(failure(result), { kind: 'timeout', maybeDelivered: true, message: '' }, 'outcome');
+      equal(device.clock.now(), TIMEOUT_MS, 'virtual time when it gave up');
+      equal((await ctx.stored()).map((f) => f.raw_data), [7], 'stored values');
+      return failure(result);
+    },
+  },
+  {
+    name: 'http: a status line that is not HTTP fails the exchange, not the app',
+    async run(ctx) {
+      await ctx.faults({ op: 'create', action: { do: 'garble' } });
+      const result = await exchange(ctx.device(), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]));
+      equal(failure(result), { kind: 'network', maybeDelivered: true, message: 'unexpected status format' }, 'outcome');
+      return failure(result);
+    },
+  },
+  {
+    name: 'http: an answer cut short is a failure of a request that may have been stored',
+    async run(ctx) {
+      await ctx.faults({ op: 'last', action: { do: 'truncate' } });
+      const result = await exchange(ctx.device(), lastFeedsOf(ctx, [R.counterA, R.counterB, R.label]));
+      equal(failure(result), { kind: 'network', maybeDelivered: true, message: 'connection closed before the answer was complete' }, 'outcome');
+      return failure(result);
+    },
+  },
+  {
+    name: 'http: a refusal keeps its status and Retry-After',
+    async run(ctx) {
+      await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '7' } });
+      const result = await exchange(ctx.device(), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]));
+      ok(result.kind === 'response', 'a response, not ' + result.kind);
+      equal([result.status, result.retryAfter], [429, '7'], '[status, Retry-After]');
+      return result.status;
+    },
+  },
+  {
+    name: 'host: the clock crosses the tick counter\'s rollover without going back, and long waits are chained',
+    async run(ctx) {
+      // Time.ticks starts 3 s short of 2^31: it turns negative 3 s in.
+      const device = ctx.device({ ticksAt0: 2 ** 31 - 3_000 });
+      const host = createModdableHost(device.sdk);
+      const seen: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        seen.push(host.now());
+        await device.clock.advance(1_000);
+      }
+      equal(seen, [0, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 9_000], 'host.now() each second');
+      const timers = createTimers(device.sdk.Timer);
+      const fired: number[] = [];
+      const start = device.clock.now();
+      timers.setTimer(2 ** 31 + 5_000, () => fired.push(device.clock.now() - start));
+      const cancelled = timers.setTimer(2 ** 31 + 6_000, () => fired.push(-1));
+      await device.clock.advance(2 ** 31 + 5_500);
+      timers.clearTimer(cancelled);
+      await device.clock.advance(1_000);
+      equal(fired, [2 ** 31 + 5_000], 'a wait of 2^31 + 5 s fired once, on time; the cleared one never');
+      equal(device.clock.pending, 0, 'timers left');
+      return seen;
+    },
+  },
+  {
+    name: 'agent: on the Moddable host it delivers every reading in order and runs each command once',
+    async run(ctx) {
+      const device = ctx.device({ ticksAt0: 2 ** 31 - 10_000 });
+      const a = counter(R.counterA, 1_000);
+      const commands: unknown[] = [];
+      const agent = createAgent(
+        createModdableHost(device.sdk),
+        agentConfig(ctx, { sensors: [a.sensor], actuators: [{ resource: R.relay, every: 2_000, handle: (value) => void commands.push(value) }], uplink: { flushMs: 5_000 } }),
+      );
+      await settle(device, agent.start());
+      await device.clock.advance(6_000);
+      await ctx.create(device.clock.now(), R.relay, 1);
+      await device.clock.advance(14_000);
+      await settle(device, agent.stop());
+      const stored = (await ctx.stored()).filter((f) => f.id_resource === R.counterA).map((f) => f.raw_data);
+      equal(stored, a.readings, 'stored readings, in order');
+      equal(commands, [true], 'commands handled');
+      equal(device.clock.pending, 0, 'timers left after stop');
+      ok(device.trace.join('').indexOf(ctx.token) < 0, 'the token never in the trace');
+      return [stored.length, commands];
+    },
+  },
+  {
+    name: 'agent: an outage is written to the flash queue, and a device that dies delivers it after reboot',
+    async run(ctx) {
+      const path = '/feed-agent.q';
+      const first = ctx.device();
+      const a = counter(R.counterA, 1_000);
+      const agent = createAgent(
+        createModdableHost(first.sdk, { storage: openFlashQueue(ctx.files, { path, spillEvery: 4 }) }),
+        agentConfig(ctx, { sensors: [a.sensor], uplink: { flushMs: 2_000, backoffBaseMs: 1_000, backoffCapMs: 2_000 } }),
+      );
+      await settle(first, agent.start());
+      await first.clock.advance(3_000);
+      equal(ctx.files.exists(path), false, 'a journal while the service answers');
+      await ctx.down(true);
+      await first.clock.advance(10_000);
+      ok(ctx.files.exists(path), 'a journal once the outage began');
+      // The first device dies here: its clock never moves again. The second boots on the same flash.
+      await ctx.down(false);
+      const second = ctx.device({ bootAt: first.clock.now() + 1_000 });
+      const reborn = createAgent(
+        createModdableHost(second.sdk, { storage: openFlashQueue(ctx.files, { path, spillEvery: 4 }) }),
+        agentConfig(ctx, { resources: [R.counterA], uplink: { flushMs: 2_000 } }),
+      );
+      await settle(second, reborn.start());
+      await settle(second, reborn.flush());
+      await settle(second, reborn.stop());
+      const stored = (await ctx.stored()).map((f) => Number(f.raw_data));
+      // Every reading up to the last burst arrived once, in order; those after it died with the RAM.
+      equal(stored, a.readings.slice(0, stored.length), 'stored readings');
+      ok(a.readings.length - stored.length < 4, (a.readings.length - stored.length) + ' readings lost, fewer than one burst');
+      equal(ctx.files.exists(path), false, 'the journal once everything in it was delivered');
+      return stored.length;
+    },
+  },
+];

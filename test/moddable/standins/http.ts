@@ -1,0 +1,136 @@
+// A stand-in for the SDK's classic `Request` ("http", modules/network/http/http.js) that follows its
+// callback protocol and talks to the real local service: the request's bytes go over a real connection
+// (the wire), and the answer's bytes come back to be parsed as http.js parses them. It behaves as
+// http.js does where the adapter must cope:
+// - every socket event reaches the request through `request.socket.callback`, where the adapter wraps it;
+// - with `body: true` the body is asked for fragment by fragment (message 0) with the socket's room, and
+//   nothing adds a Content-Length: the adapter must;
+// - a refused connection throws "write failed" from the first write (lin's socket) or ends in message
+//   -2 (lwip's), as `refusal` says; a status line of fewer than three parts throws "unexpected status
+//   format"; an answer shorter than its Content-Length ends in message -2;
+// - `response: ArrayBuffer` gives the whole body at message 5; every message after `close()` is dropped.
+import type { RequestClass, RequestOptions, SdkRequest } from '../../../platforms/moddable/sdk';
+import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from '../../../platforms/moddable/sdk';
+import type { RawOutcome } from '../../scenarios/protocol';
+import { bytesOf, latin1, utf8Bytes } from './bytes';
+
+/** The network under the stand-in: a connection attempt, and one exchange of bytes (latin1 strings). */
+export interface Wire {
+  connects(port: number): Promise<boolean>;
+  exchange(port: number, bytes: string): Promise<RawOutcome>;
+  /** The request was closed while the other side held it: drop the connection. */
+  drop(id: string): void;
+}
+
+export interface RequestStandInOptions {
+  wire: Wire;
+  /** The room the socket reports for each write: 1,024 bytes on lin. */
+  room?: number;
+  /** A refused connection: 'throw' as lin's socket does, 'error' (message -2) as lwip's does. */
+  refusal?: 'throw' | 'error';
+  /** Each request's bytes as they were written, for the test to look at. */
+  written?: string[];
+}
+
+// Socket messages (modules/network/socket): connected, readable, writable, error.
+const CONNECTED = 1, READABLE = 2, WRITABLE = 3, ERROR = -2;
+
+export function requestStandIn(options: RequestStandInOptions): RequestClass {
+  const room = options.room ?? 1024;
+  return class StandInRequest implements SdkRequest {
+    callback: SdkRequest['callback'] = () => undefined;
+    readonly socket: { callback(message: number, value?: unknown): void };
+    private closed = false;
+    private held: string | null = null;
+    private head = '';
+    private body = '';
+    private answer: RawOutcome | null = null;
+
+    constructor(private readonly d: RequestOptions) {
+      // As a resolver or socket would throw in the constructor: nothing but loopback is reachable here.
+      if (d.host !== '127.0.0.1') throw new Error('cannot resolve ' + d.host);
+      if (d.Socket !== undefined) throw new Error('the stand-in has no TLS');
+      if (d.body !== true || d.response !== ArrayBuffer) throw new Error('the adapter streams the body and takes the answer whole');
+      this.socket = { callback: (message, value) => this.event(message, value) };
+      void options.wire.connects(d.port).then((connected) => {
+        if (connected || options.refusal === 'throw') this.socket.callback(CONNECTED, connected);
+        else this.socket.callback(ERROR);
+      });
+    }
+
+    close(): void {
+      this.closed = true;
+      if (this.held !== null) options.wire.drop(this.held);
+      this.held = null;
+    }
+
+    private event(message: number, value?: unknown): void {
+      if (this.closed) return;
+      if (message === CONNECTED) {
+        if (value === false) throw new Error('write failed');
+        this.head = this.d.method + ' ' + this.d.path + ' HTTP/1.1\r\nConnection: close\r\n';
+        const headers = this.d.headers;
+        let host = true;
+        for (let i = 0; i < headers.length; i += 2) {
+          this.head += headers[i] + ': ' + headers[i + 1] + '\r\n';
+          if (headers[i].toLowerCase() === 'host') host = false;
+        }
+        if (host) this.head += 'Host: ' + this.d.host + '\r\n';
+        this.head += '\r\n';
+        this.socket.callback(WRITABLE, room);
+      } else if (message === WRITABLE) {
+        const fragment = this.callback(REQUEST_FRAGMENT, value);
+        if (fragment !== undefined) {
+          // A string is written as its UTF-8 bytes, as the SDK's socket does; the adapter sends only ASCII ones.
+          this.body += typeof fragment === 'string' ? latin1(utf8Bytes(fragment)) : latin1(fragment as ArrayBuffer);
+          // The next write is possible once this one went: another writable event.
+          void Promise.resolve().then(() => this.socket.callback(WRITABLE, room));
+          return;
+        }
+        const bytes = this.head + this.body;
+        options.written?.push(bytes);
+        void options.wire.exchange(this.d.port, bytes).then((answer) => {
+          this.answer = answer;
+          if (answer.kind === 'pending') this.held = answer.id;
+          else this.socket.callback(answer.kind === 'refused' ? ERROR : READABLE);
+        });
+      } else if (message === READABLE) {
+        this.parse(this.answer as Extract<RawOutcome, { kind: 'answer' }>);
+      } else {
+        this.finish(ERROR);
+      }
+    }
+
+    /** The answer as http.js reads it: status line, headers, then the body by its Content-Length. */
+    private parse(answer: Extract<RawOutcome, { kind: 'answer' }>): void {
+      const end = answer.bytes.indexOf('\r\n\r\n');
+      if (end < 0) return this.finish(ERROR);
+      const lines = answer.bytes.slice(0, end).split('\r\n');
+      const status = lines[0].split(' ');
+      if (status.length < 3) throw new Error('unexpected status format');
+      this.callback(STATUS, parseInt(status[1]));
+      let length = -1;
+      for (const line of lines.slice(1)) {
+        if (this.closed) return;
+        const colon = line.indexOf(':');
+        const name = line.slice(0, colon).trim().toLowerCase();
+        const data = line.slice(colon + 1).trim();
+        this.callback(HEADER, name, data);
+        if (name === 'content-length') length = parseInt(data);
+      }
+      const body = answer.bytes.slice(end + 4);
+      if (this.closed) return;
+      if (length >= 0 ? body.length < length : answer.broken) return this.finish(ERROR);
+      this.finish(RESPONSE_COMPLETE, bytesOf(length >= 0 ? body.slice(0, length) : body));
+    }
+
+    private finish(message: number, value?: ArrayBuffer): void {
+      if (this.closed) return;
+      try {
+        this.callback(message, value);
+      } finally {
+        this.close();
+      }
+    }
+  };
+}
