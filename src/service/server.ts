@@ -60,6 +60,11 @@ export interface Service {
   server: Server;
   /** The built-in demo device, present when no seed was given. */
   demo?: DemoDevice;
+  /**
+   * Applies a seed while the service runs, as at start: records are created or updated to match it (a
+   * device's new token counts from the next request). Throws a SeedError, changing nothing, when it is bad.
+   */
+  applySeed(seed: Seed): void;
   /** Stops accepting, closes every connection, then the database. */
   close(): Promise<void>;
 }
@@ -69,6 +74,7 @@ export interface RunningService {
   url: string;
   port: number;
   demo?: DemoDevice;
+  applySeed(seed: Seed): void;
   close(): Promise<void>;
 }
 
@@ -176,7 +182,8 @@ export function createService(options: ServiceOptions = {}): Service {
     }));
 
   const demo = options.seed === undefined ? { publicKey: DEMO_PUBLIC_KEY, token: DEMO_TOKEN, resources: [...DEMO_RESOURCES] } : undefined;
-  return { server, demo, close };
+  const applySeed = (next: Seed): void => store.applySeed(checkSeed(next), timestamp(now()));
+  return { server, demo, applySeed, close };
 }
 
 /** Creates the service and listens; resolves once it accepts connections. */
@@ -196,7 +203,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     throw error;
   }
   const port = (service.server.address() as AddressInfo).port;
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, demo: service.demo, close: service.close };
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return { url, port, demo: service.demo, applySeed: service.applySeed, close: service.close };
 }
 
 /** The path's resource ids: one for operations 1 and 3, a list for 2, 5 and 6, none for 4. */
