@@ -65,7 +65,7 @@ export class Reconciler {
 
   /**
    * Reads the pending batch's resources back (operation 6, silent) and decides what became of it; `now`
-   * is when the read goes out. Rejects with the read's FeedError. Either way the batch is no longer pending.
+   * is when the read goes out. The batch is no longer pending, unless the read rejects (with its error).
    */
   async check_(client: FeedClient, queue: SampleQueue, now: number): Promise<number> {
     const n = this.pending_;
@@ -78,12 +78,14 @@ export class Reconciler {
       ids.push(id);
       at.push(p);
     }
-    try {
-      const feeds = await client.lastFeeds(ids, { silent: true });
-      return this.verdict_(ids, at, feeds, queue, now >= this.settledAt_);
-    } finally {
-      this.pending_ = 0;
-    }
+    const feeds = await client.lastFeeds(ids, { silent: true });
+    this.pending_ = 0;
+    return this.verdict_(ids, at, feeds, queue, now >= this.settledAt_);
+  }
+
+  /** Gives the pending batch up: it is sent again undecided. */
+  drop_(): void {
+    this.pending_ = 0;
   }
 
   private verdict_(ids: number[], at: number[], feeds: (Feed | null)[], queue: SampleQueue, settled: boolean): number {

@@ -205,14 +205,24 @@ export class Uplink implements Job {
       this.acknowledged_(n);
       return;
     }
-    this.queue_.unlock();
-    if (verdict === UNDECIDED) this.counters_.unresolved += n;
-    if (error === null) return;
-    // Sent again after the usual backoff, without a verdict: at-least-once.
+    if (error === null) {
+      this.queue_.unlock();
+      if (verdict === UNDECIDED) this.counters_.unresolved += n;
+      return;
+    }
     const e = error instanceof FeedError ? error : null;
+    // A read that never reached the service (refused, unreachable) is tried again: the batch could not be
+    // sent either. One that reached it and failed gives up: the batch goes again undecided (at-least-once).
+    const unreached = e !== null && !e.maybeDelivered && (e.kind === 'network' || e.kind === 'timeout');
+    if (!unreached) {
+      this.reconciler_.drop_();
+      this.queue_.unlock();
+      this.counters_.unresolved += n;
+    }
     this.counters_.retries++;
     this.counters_.lastError = errorText(error);
-    this.events_.report_('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, sending them again: ' + errorText(error));
+    this.events_.report_('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
+      (unreached ? 'trying again: ' : 'sending them again: ') + errorText(error));
     this.backoff_(this.host_.now(), e === null ? -1 : e.retryAfterMs);
   }
 

@@ -1,6 +1,7 @@
 // Reconciliation, branch by branch: a request whose outcome is unknown is read back (operation 6, silent)
 // before anything is sent again. Stored: it leaves the queue, nothing repeated. Not stored: it goes again.
-// Undecidable (another writer, a failed read-back): it goes again, counted unresolved, and may be stored twice.
+// Undecidable (another writer, a read-back the service failed): it goes again, counted unresolved, and
+// may be stored twice. A read-back that did not reach the service is tried again.
 import { lostAnswer } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
@@ -36,6 +37,12 @@ export const reconcileScenarios: Scenario[] = [
     copies: 2,
     retries: 2,
     rules: [{ op: 'last', action: { do: 'status', status: 503 } }],
+  }),
+  lostAnswer('reconcile: a read-back that cannot reach the service is tried again, not given up', { do: 'reset', after: true }, 'network', {
+    counts: [5, 5, 0],
+    copies: 1,
+    retries: 3,
+    rules: [{ op: 'last', times: 2, action: { do: 'reset', after: false } }],
   }),
   lostAnswer('reconcile: a service that stores the batch after the read-back makes a duplicate (the documented limit)', { do: 'late', ms: 40_000 }, 'timeout', {
     counts: [5, 0, 0],
