@@ -76,10 +76,13 @@ export class Uplink implements Job {
   private idled_: (() => void) | null = null;
   private stopped_ = false;
   private readonly resourceAt_ = (i: number): number => this.queue_.resourceAt(i);
+  // The timer only wakes the uplink; what is due is decided again. A host's timer may fire a little early
+  // by its clock (Node's count whole milliseconds of the event loop's time, `now()` does not), and a
+  // read-back made before `reconcileAfterMs` is over cannot rule a batch out.
   private readonly onTimer_ = (): void => {
     this.timer_ = null;
     this.wakeAt_ = Infinity;
-    this.fire_();
+    this.schedule_();
   };
 
   constructor(
@@ -208,6 +211,8 @@ export class Uplink implements Job {
     if (error === null) {
       this.queue_.unlock();
       if (verdict === UNDECIDED) this.counters_.unresolved += n;
+      this.events_.report_(verdict === UNDECIDED ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' +
+        (verdict === UNDECIDED ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
       return;
     }
     const e = error instanceof FeedError ? error : null;

@@ -281,6 +281,25 @@ describe('reconciliation', () => {
     expect(agent.stats()).toMatchObject({ ambiguous: 5, reconciled: 5, unresolved: 0, sent: 5, batches: 0, queued: 0 });
   });
 
+  it('waits the whole of reconcileAfterMs on a host whose timers fire a little early, as Node\'s do', async () => {
+    const clock = newClock();
+    const service = new FakeService(clock, RESOURCES);
+    // Node fires a timer once its loop clock, in whole ms, has moved by the delay (at least 1): up to 1 ms early.
+    const host = { ...service.host(), setTimer: (ms: number, fn: () => void) => clock.setTimer(Math.max(1, ms) - 0.5, fn) };
+    const agent = createAgent(host, {
+      url: 'http://127.0.0.1:9', publicKey: 'KEY', token: service.token, seed: 7, resources: [1],
+      uplink: { startJitterMs: 0, flushMs: 60_000, maxLatencyMs: 60_000, reconcileAfterMs: 20_000 },
+    });
+    await agent.start();
+    fill(agent, 3);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(readBacks(service).every((r) => r.at >= 20_000)).toBe(true);
+    expect(service.stored(1)).toEqual([0, 1, 2]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 0 });
+  });
+
   it('turned off, sends the batch again unread and counts it unresolved', async () => {
     const { agent, service, clock } = setup({}, { reconcile: false });
     await agent.start();
