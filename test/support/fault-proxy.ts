@@ -82,6 +82,8 @@ interface Upstream {
 
 export class FaultProxy {
   readonly stored: StoredFeed[] = [];
+  /** How many requests each action was applied to, by `<operation> <action>` (`create reset after`, `last pass`). */
+  readonly applied = new Map<string, number>();
   private rules: (FaultRule & { left: number })[] = [];
   private fates = new Map<string, Fate>();
   private sockets = new Set<Socket>();
@@ -150,8 +152,13 @@ export class FaultProxy {
     this.fates.delete(tag);
   }
 
-  async close(): Promise<void> {
+  /** Breaks every open connection, as a network that fails: a request on one may or may not have arrived. */
+  dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropConnections();
     await this.setDown(true);
   }
 
@@ -171,9 +178,11 @@ export class FaultProxy {
     const rule = this.rules.find(
       (r) => r.left > 0 && (r.op === undefined || r.op === op) && (r.action.do !== 'reject' || findElement(body, r.action) >= 0),
     );
-    if (rule === undefined) return { do: 'pass' };
-    rule.left--;
-    return rule.action;
+    if (rule !== undefined) rule.left--;
+    const action = rule?.action ?? { do: 'pass' };
+    const name = op + ' ' + actionName(action);
+    this.applied.set(name, (this.applied.get(name) ?? 0) + 1);
+    return action;
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -275,6 +284,13 @@ export class FaultProxy {
       out.end(req.method === 'GET' ? undefined : body);
     });
   }
+}
+
+/** `reset after`, `status 503`, `late`: an action as the `applied` tally names it. */
+function actionName(action: FaultAction): string {
+  if (action.do === 'status') return 'status ' + action.status;
+  if (action.do === 'reset' || action.do === 'hold') return action.do + (action.after ? ' after' : ' before');
+  return action.do;
 }
 
 function realTime(ms: number, commit: () => Promise<unknown>): void {
