@@ -78,7 +78,7 @@ export interface FaultSoakReport {
   options: FaultSoakOptions;
   /** Per counter resource, then all of them: counted from the service's side. */
   tallies: Tally[];
-  /** Operation-4 requests the proxy saw (while its schedule lasted), and the faults it applied, by kind. */
+  /** Operation-4 requests the proxy saw, and the faults it applied (`create lose`, `last status 503`). */
   creates: number;
   faults: Record<string, number>;
   /** Operation-4 requests whose outcome the agent could not know. */
@@ -110,25 +110,19 @@ export async function runFaultSoak(o: FaultSoakOptions): Promise<FaultSoakReport
     await sim.next((e) => e.type === 'stopping', o.durationMs + 60_000);
     proxy.clearFaults();
     const exitCode = await sim.exited;
-    const s = sim.all('summary')[0] ?? {};
+    const { ambiguous, reconciled, unresolved, retries, requests, droppedOverflow, queued } = sim.all('summary')[0] ?? {};
+    const agent = { ambiguous, reconciled, unresolved, retries, requests, droppedOverflow, queued };
     const faults: Record<string, number> = {};
     let creates = 0;
     let unknownRequests = 0;
     for (const [name, count] of proxy.applied) {
-      const [op, action] = [name.slice(0, name.indexOf(' ')), name.slice(name.indexOf(' ') + 1)];
+      const space = name.indexOf(' ');
+      const op = name.slice(0, space);
+      const action = name.slice(space + 1);
       if (op === 'create') creates += count;
       if (op === 'create' && UNKNOWN.has(action)) unknownRequests += count;
       if (action !== 'pass') faults[name] = count;
     }
-    const agent = {
-      ambiguous: s.ambiguous,
-      reconciled: s.reconciled,
-      unresolved: s.unresolved,
-      retries: s.retries,
-      requests: s.requests,
-      droppedOverflow: s.droppedOverflow,
-      queued: s.queued,
-    };
     report = { options: o, creates, faults, unknownRequests, exitCode, agent };
   } finally {
     sim?.kill('SIGKILL');

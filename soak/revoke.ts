@@ -60,14 +60,8 @@ export async function runRevoke(o: RevokeOptions): Promise<RevokeReport> {
     const exitCode = await sim.exited;
     const during = sim.events.slice(sim.events.indexOf(paused));
     const mostQueued = Math.max(...during.filter((e) => e.type === 'status').map((e) => e.queued as number));
-    const s = sim.all('summary')[0] ?? {};
-    report = {
-      options: o,
-      pausedAt: paused.elapsedMs,
-      mostQueued,
-      exitCode,
-      agent: { droppedOverflow: s.droppedOverflow, queued: s.queued, ambiguous: s.ambiguous, authPaused: s.authPaused },
-    };
+    const { droppedOverflow, queued, ambiguous, authPaused } = sim.all('summary')[0] ?? {};
+    report = { options: o, pausedAt: paused.elapsedMs, mostQueued, exitCode, agent: { droppedOverflow, queued, ambiguous, authPaused } };
   } finally {
     sim?.kill('SIGKILL');
     await service.stop();
