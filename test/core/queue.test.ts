@@ -142,6 +142,17 @@ describe('overflow', () => {
     expect(q.droppedOverflow).toBe(2);
   });
 
+  it('drop-oldest behind a locked string slides it forward and still encodes it as a string', () => {
+    const q = make({ capacity: 3, stringBytes: 8 });
+    q.push(1, 'on', 0, 0);
+    q.push(1, 7, 0, 0);
+    q.push(1, 8, 0, 0);
+    q.lock(1);
+    // 7 goes; the locked string moves one slot on, the head with it.
+    expect(q.push(1, 9, 0, 0)).toBe(PUSHED_EVICTED);
+    expect(q.encode(0, 3)).toBe(naive([{ resource: 1, value: 'on' }, { resource: 1, value: 8 }, { resource: 1, value: 9 }]));
+  });
+
   it('drop-oldest refuses the new sample when every queued sample is in flight', () => {
     const q = make({ capacity: 3 });
     for (let i = 0; i < 3; i++) q.push(1, i, 0, 0);
