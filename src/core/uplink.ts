@@ -174,27 +174,27 @@ export class Uplink implements Job {
       return;
     }
     if (this.reconciler_.pending_ > 0) await this.readBack_();
-    else await this.send_(n);
+    else {
+      // The sending phase, inline: a method of its own would cost an async call and an await per batch
+      // (XS compute per sample, docs/xs.md).
+      this.queue_.lock(n);
+      const body = this.queue_.encode(0, n);
+      let outcome: BatchOutcome | null = null;
+      let error: unknown = null;
+      try {
+        outcome = await this.client_.createFeedsEncoded(body, n, this.resourceAt_);
+      } catch (e) {
+        error = e;
+      }
+      this.inFlight_ = false;
+      this.lastSendAt_ = this.host_.now();
+      if (outcome !== null) this.delivered_(n, outcome);
+      else this.failed_(n, error instanceof FeedError ? error : null, error);
+    }
     const idled = this.idled_;
     this.idled_ = null;
     if (idled !== null) idled();
     this.schedule_();
-  }
-
-  private async send_(n: number): Promise<void> {
-    this.queue_.lock(n);
-    const body = this.queue_.encode(0, n);
-    let outcome: BatchOutcome | null = null;
-    let error: unknown = null;
-    try {
-      outcome = await this.client_.createFeedsEncoded(body, n, this.resourceAt_);
-    } catch (e) {
-      error = e;
-    }
-    this.inFlight_ = false;
-    this.lastSendAt_ = this.host_.now();
-    if (outcome !== null) this.delivered_(n, outcome);
-    else this.failed_(n, error instanceof FeedError ? error : null, error);
   }
 
   /** The reconciling phase: reads the head batch back; it leaves the queue if it was stored, else goes again. */
