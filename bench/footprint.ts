@@ -15,7 +15,7 @@ const CORE_ENTRY = resolve('src/core/index.ts');
 const ENTRY = pathToFileURL(resolve('test/xs/footprint-entry.ts'));
 
 /** Live slots once everything unreachable is collected. */
-async function liveSlots(worker: XsWorker): Promise<number> {
+export async function liveSlots(worker: XsWorker): Promise<number> {
   await worker.evaluate('gc()');
   return (await worker.evaluate('gc()')).meter.currentHeapCount;
 }

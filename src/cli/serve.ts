@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LIMITS } from '../core/wire';
 import { DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, parseSeed, startService } from '../service';
-import type { DemoDevice, ServiceOptions } from '../service';
+import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
 
 const HELP = `usage: feed-agent serve [options]
 
@@ -20,7 +20,9 @@ const HELP = `usage: feed-agent serve [options]
   --max-body-bytes N      request body limit (default ${LIMITS.maxBodyBytes})
   --rate-limit RPS[:BURST]  per-device request rate limit, answered with 429 (default: none)
   --password PASSWORD     the dashboard's password (or FEED_AGENT_DASHBOARD_PASSWORD); default: none on a
-                          loopback host, a random one, printed, on any other`;
+                          loopback host, a random one, printed, on any other
+
+SIGHUP applies the --seed file again (e.g. a device's new token); SIGINT or SIGTERM stops.`;
 
 export const serve = {
   summary: 'run the local service (the six operations over HTTP)',
@@ -74,15 +76,7 @@ async function runServe(args: string[]): Promise<void> {
     if (values.seed !== undefined) throw new Error('--demo-devices makes the demo fleet; it cannot be combined with --seed');
     options.demoDevices = fleet;
   }
-  if (values.seed !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(values.seed, 'utf8');
-    } catch (error) {
-      throw new Error(`cannot read the seed file: ${(error as Error).message}`);
-    }
-    options.seed = parseSeed(text);
-  }
+  if (values.seed !== undefined) options.seed = readSeed(values.seed);
 
   const service = await startService(options);
   console.log(`listening on ${service.url}`);
@@ -93,6 +87,34 @@ async function runServe(args: string[]): Promise<void> {
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
+  process.on('SIGHUP', () => reload(service, values.seed));
+}
+
+function readSeed(file: string): Seed {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read the seed file: ${(error as Error).message}`);
+  }
+  return parseSeed(text);
+}
+
+/**
+ * SIGHUP applies the seed file again, so that a device's token can be changed (or revoked, and restored)
+ * while the service runs: no network surface, only whoever may signal the process. A bad file changes nothing.
+ */
+function reload(service: RunningService, file: string | undefined): void {
+  if (file === undefined) {
+    console.error('feed-agent serve: SIGHUP: there is no --seed file to apply again');
+    return;
+  }
+  try {
+    service.applySeed(readSeed(file));
+    console.log(`seed applied again from ${file}`);
+  } catch (error) {
+    console.error(`feed-agent serve: SIGHUP: the seed was not applied, nothing changed: ${(error as Error).message}`);
+  }
 }
 
 /** What a newcomer needs to talk to the demo device at once. */

@@ -13,8 +13,10 @@ import { Lane } from './lane';
 import type { Job } from './lane';
 import { DROPPED_NEW, PUSHED_EVICTED, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';
+import { Reconciler } from './reconcile';
 import { MissingResourceError, Resources } from './resources';
 import type { Known } from './resources';
+import type { Resource } from './wire';
 import { Sampler } from './sampler';
 import { Uplink } from './uplink';
 import { checkInput } from './validate';
@@ -81,6 +83,7 @@ class FeedAgent implements Agent {
   private readonly known_: Record<number, Known>;
   private readonly sampler_: Sampler;
   private readonly uplink_: Uplink;
+  private readonly reconciler_: Reconciler;
   private readonly commands_: Commands;
   private readonly keepAlive_: KeepAlive;
   private readonly lookupJob_: Job;
@@ -124,12 +127,14 @@ class FeedAgent implements Agent {
     this.known_ = this.resources_.byId_;
     const random = createRandom(config_.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log_(level, message);
+    // An actuator's resource has another writer, the platform: a read-back there decides nothing.
+    this.reconciler_ = new Reconciler(ids.filter((id) => !actuators.some((a) => a.resource === id)), s.reconcile);
     this.uplink_ = new Uplink(host_, this.client_, this.queue_, s, this.counters_, random, {
       setAside_: (resource, value, reason) => this.setAside_(resource, value, reason),
       departed_: () => this.checkpoint_(),
       presence_: () => this.keepAlive_.seen_(),
       report_: report,
-    }, () => this.lane_.want_(this.uplink_));
+    }, () => this.lane_.want_(this.uplink_), this.reconciler_);
     this.commands_ = new Commands(host_, actuators, this.client_, this.resources_, this.counters_, report, () => this.lane_.want_(this.commands_));
     this.keepAlive_ = new KeepAlive(host_, this.client_, ids, this.counters_, report, () => this.lane_.want_(this.keepAlive_),
       config_.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
@@ -365,8 +370,7 @@ class FeedAgent implements Agent {
   /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */
   private async lookupOnce_(): Promise<unknown> {
     try {
-      await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m));
-      this.learnt_();
+      this.learnt_(await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m)));
       return null;
     } catch (e) {
       this.counters_.lastError = errorText(e);
@@ -381,8 +385,12 @@ class FeedAgent implements Agent {
     });
   }
 
-  /** The lookup succeeded: presence was refreshed, and the keep-alive follows the resources' lifetime. */
-  private learnt_(): void {
+  /**
+   * The lookup succeeded: presence was refreshed, the keep-alive follows the resources' lifetime, and
+   * their last feeds are where reconciliation starts from.
+   */
+  private learnt_(records: readonly Resource[]): void {
+    this.reconciler_.looked_(records);
     this.resources_.admit_(this.state_ === 'running');
     this.keepAlive_.seen_();
     if (this.config_.keepAliveMs === undefined && this.resources_.shortestLifetimeMin_ > 0) {

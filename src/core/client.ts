@@ -36,8 +36,10 @@ export interface CallOptions {
 export interface BatchOutcome {
   /** Request indices the service rejected (from the {success, failed} form), ascending; empty for the plain array form. */
   rejected: { index: number; reason: string }[];
-  /** Number of elements stored. */
-  stored: number;
+  /** The feeds the service created: one per stored element (in request order in the plain array form). */
+  feeds: CreatedFeed[];
+  /** The answer came in the {success, failed} form: the service may store part of a batch. */
+  partial: boolean;
 }
 
 // Shared by every request: headers are never built per call. Frozen, so an adapter that would change
@@ -189,7 +191,7 @@ export class FeedClient {
     o: CallOptions | undefined,
   ): Promise<BatchOutcome> {
     const headers = this.writeHeadersFor_('createFeeds', o);
-    if (count === 0) return { rejected: [], stored: 0 };
+    if (count === 0) return { rejected: [], feeds: [], partial: false };
     const path = this.feeds_ + query(o);
     const payload = await this.exchange_('POST', path, body, headers, count);
     // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
@@ -468,7 +470,7 @@ function batchOutcome(
 ): BatchOutcome | string {
   if (Array.isArray(payload)) {
     const issue = listIssue(payload, count, (i) => recordIssue(payload[i], CREATED, resourceAt(i)), 'entries');
-    return issue ?? { rejected: [], stored: count };
+    return issue ?? { rejected: [], feeds: payload as CreatedFeed[], partial: false };
   }
   if (!isRecord(payload)) return mismatch('array or {success, failed}', payload);
   const issue = recordIssue(payload, { success: 'a', failed: 'a' });
@@ -523,7 +525,7 @@ function batchOutcome(
     reject(index, entry);
   }
   rejected.sort((a, b) => a.index - b.index);
-  return { rejected, stored: success.length };
+  return { rejected, feeds: success as CreatedFeed[], partial: true };
 }
 
 /** The elements of a body this client was given to send, or null if it is not what it should be. */

@@ -46,6 +46,21 @@ export interface UplinkConfig {
   authRetryMs: number;
   /** The first flush after start waits a random part of this, so a fleet that reboots together spreads out. */
   startJitterMs: number;
+  /**
+   * After a request whose outcome is unknown (a timeout, a reset, a garbled answer: the service may have
+   * stored the batch), read the batch's resources back (operation 6) and send the batch again only if it
+   * was not stored (docs/architecture.md, "Reconciliation"). Default true; false sends it again unread,
+   * which may store it twice.
+   */
+  reconcile: boolean;
+  /**
+   * How long after such a failure the read-back waits, so that the service has finished a request it may
+   * still be executing: a server can go on with a request whose client gave up, and the interface does not
+   * say for how long. Default 30 s, three times the default timeout (the local service has finished or
+   * dropped a request once the agent closed its connection). A batch the service stores later than this
+   * can still be stored twice, never lost. The wait is part of the backoff, which flush() skips.
+   */
+  reconcileAfterMs: number;
 }
 
 /** A sample the service refused; the agent set it aside and the rest flowed on. */
@@ -92,6 +107,8 @@ export const UPLINK_DEFAULTS: Readonly<UplinkConfig> = Object.freeze({
   backoffCapMs: 120_000,
   authRetryMs: 300_000,
   startJitterMs: 5_000,
+  reconcile: true,
+  reconcileAfterMs: 30_000,
 });
 
 export const DEFAULT_KEEP_ALIVE_MS = 300_000;
@@ -127,7 +144,9 @@ const required = (check: Check): Check => {
 const isPositiveInteger = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
 const positiveInteger = expect('a positive integer', isPositiveInteger);
 const period = expect('a number of ms ≥ 1', (v) => typeof v === 'number' && v >= 1 && v < Infinity);
+const boolean = expect('a boolean', (v) => typeof v === 'boolean');
 const fn = expect('a function', (v) => typeof v === 'function');
+const nonNegative = expect('a number ≥ 0', (v) => typeof v === 'number' && v >= 0 && v < Infinity);
 const nonEmptyString = expect('a non-empty string', (v) => typeof v === 'string' && v !== '');
 /** sensors, actuators and uplink: checked on their own, after the rest. */
 const apart = (): null => null;
@@ -156,7 +175,7 @@ const ACTUATOR: Record<string, Check> = Object.freeze({
   resource: required(positiveInteger),
   every: required(period),
   handle: required(fn),
-  applyCurrent: expect('a boolean', (v) => typeof v === 'boolean'),
+  applyCurrent: boolean,
 });
 const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   batch: (v) => positiveInteger(v) ?? ((v as number) > LIMITS.maxBatchElements ? 'expected at most ' + LIMITS.maxBatchElements + ', got ' + v : null),
@@ -169,7 +188,9 @@ const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   backoffBaseMs: period,
   backoffCapMs: period,
   authRetryMs: period,
-  startJitterMs: expect('a number ≥ 0', (v) => typeof v === 'number' && v >= 0 && v < Infinity),
+  startJitterMs: nonNegative,
+  reconcile: boolean,
+  reconcileAfterMs: nonNegative,
 });
 
 /** Checks a configuration; throws one ConfigError that names every problem. The token is never quoted. */

@@ -12,8 +12,16 @@ export interface Counters {
   rejectedInvalid: number;
   /** Samples the service refused, set aside so the rest could flow. */
   setAside: number;
-  /** Samples in requests whose outcome was unknown: the only ones that may have arrived twice. */
+  /** Samples in requests whose outcome was unknown (a timeout, a reset, a garbled answer). */
   ambiguous: number;
+  /** Of those, samples a read-back showed stored: they left the queue without being sent again (and count as sent). */
+  reconciled: number;
+  /**
+   * Of those, samples sent again without knowing whether they had been stored: reconciliation was off or
+   * could not decide, its read-back failed, or flush() read back early. The only samples that may be
+   * stored twice (see README, Guarantees).
+   */
+  unresolved: number;
   /** Command handler runs. */
   commands: number;
   commandErrors: number;
@@ -25,6 +33,6 @@ export interface Counters {
 export function createCounters(): Counters {
   return {
     sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
-    ambiguous: 0, commands: 0, commandErrors: 0, storageErrors: 0, lastError: null,
+    ambiguous: 0, reconciled: 0, unresolved: 0, commands: 0, commandErrors: 0, storageErrors: 0, lastError: null,
   };
 }

@@ -264,8 +264,28 @@ export class SampleQueue {
     if (!(from >= 0 && count >= 0 && from + count <= this.length) || from % 1 !== 0 || count % 1 !== 0) {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
-    if (count === 0) return '[]';
     if (this.head_ !== 0) this.unturn_();
+    return this.body_(from, count);
+  }
+
+  /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
+  lock(count: number): void {
+    if (this.head_ !== 0) this.unturn_();
+    this.locked_ = this.checkCount_(count);
+  }
+
+  /**
+   * `lock(count)`, then their operation-4 body, as `encode(0, count)` gives it: what is sent is what is
+   * locked, and the send path runs one range check, not two (XS compute per sample, docs/xs.md).
+   */
+  take_(count: number): string {
+    this.lock(count);
+    return this.body_(0, count);
+  }
+
+  /** encode, once the range is known to be in the queue and the samples in order. */
+  private body_(from: number, count: number): string {
+    if (count === 0) return '[]';
     if (this.entriesBuilt_ !== this.entriesClaimed_) this.buildTexts_();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
     const special = this.lastSpecial_ >= this.first_ + from;
@@ -273,13 +293,6 @@ export class SampleQueue {
     const head = Math.min(count, this.capacity - start);
     const body = this.run_(start, head, special);
     return '[' + (head < count ? body + '},' + this.run_(0, count - head, special) : body) + '}]';
-  }
-
-  /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
-  lock(count: number): void {
-    this.checkCount_(count);
-    if (this.head_ !== 0) this.unturn_();
-    this.locked_ = count;
   }
 
   /** The request failed: its samples stay at the head, in their order, and may be evicted again. */

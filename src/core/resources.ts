@@ -58,10 +58,11 @@ export class Resources {
   }
 
   /**
-   * Reads every configured resource (operation 2, not silent: it also counts as presence). Rejects with
-   * MissingResourceError naming every unknown id, or with the FeedError of the failed read.
+   * Reads every configured resource (operation 2, not silent: it also counts as presence) and resolves
+   * with the records. Rejects with MissingResourceError naming every unknown id, or with the FeedError of
+   * the failed read.
    */
-  async lookup_(client: FeedClient, warn: (message: string) => void): Promise<void> {
+  async lookup_(client: FeedClient, warn: (message: string) => void): Promise<Resource[]> {
     let records: Resource[];
     try {
       records = await client.getResources(this.ids_);
@@ -84,6 +85,7 @@ export class Resources {
       if (record.lifetime > 0 && (shortest === 0 || record.lifetime < shortest)) shortest = record.lifetime;
     }
     this.shortestLifetimeMin_ = shortest;
+    return records;
   }
 
   /** A command's `raw_data` as its subtype means it: a string for regex subtypes, a boolean for 0..1, else a number. */

@@ -1,15 +1,29 @@
 // Sends the queue through operation 4 and decides what happens after every answer. A batch leaves the
-// queue only when the service acknowledged it (or when one bad element is isolated and set aside);
-// everything else stays and is tried again. Delivery is at-least-once: only a request whose outcome
-// is unknown (maybeDelivered) can lead to a duplicate, and those samples are counted as ambiguous.
+// queue only when the service acknowledged it, when a read-back showed it stored, or when one bad element
+// is isolated and set aside; everything else stays and is tried again. Delivery is at-least-once: only a
+// request whose outcome is unknown (maybeDelivered) can lead to a duplicate; such a batch is read back
+// before it is sent again (reconcile.ts), and what that cannot decide is counted as unresolved.
+//
+// Its phases, and the fields that make each one:
+//
+//   waiting      nothing in flight; `timer_` armed for the next flush (flushMs, maxLatencyMs, a full batch)
+//   in flight    `inFlight_`: one request out (a batch, or a read-back); the head samples are locked
+//   retrying     `retrying_`: a failure left samples; no attempt before `backoffUntil_` / `holdUntil_`
+//   reconciling  `reconciler_.pending_`: the head batch's outcome is unknown; the next attempt reads it back
+//   isolating    `suspect_` / `badIndex_`: the service refused an element; prefixes go until it is found
+//   paused       `authPaused_`: the token was refused; `holdUntil_` is the next try
+//   draining     `draining_`: stop() rides out failures until the queue is empty
+//   stopped      `stopped_`: no scheduling; a request in flight still completes
 import type { Host, SampleValue, TimerHandle } from './host';
 import type { UplinkConfig } from './config';
-import type { FeedClient } from './client';
+import type { BatchOutcome, FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { SampleQueue } from './queue';
 import { FeedError, errorText, isAuthError } from './errors';
 import { retryDelay } from './backoff';
+import type { Reconciler } from './reconcile';
+import { STORED, UNDECIDED } from './reconcile';
 
 /** Statuses whose answer blames elements of the body rather than the request as a whole. */
 function blamesElements(e: FeedError): boolean {
@@ -63,10 +77,13 @@ export class Uplink implements Job {
   private stopped_ = false;
   private readonly freshStack_ = Promise.resolve();
   private readonly resourceAt_ = (i: number): number => this.queue_.resourceAt(i);
+  // The timer only wakes the uplink; what is due is decided again. A host's timer may fire a little early
+  // by its clock (Node's count whole milliseconds of the event loop's time, `now()` does not), and a
+  // read-back made before `reconcileAfterMs` is over cannot rule a batch out.
   private readonly onTimer_ = (): void => {
     this.timer_ = null;
     this.wakeAt_ = Infinity;
-    this.fire_();
+    this.schedule_();
   };
 
   constructor(
@@ -78,6 +95,7 @@ export class Uplink implements Job {
     private readonly random_: () => number,
     private readonly events_: UplinkEvents,
     private readonly want_: () => void,
+    private readonly reconciler_: Reconciler,
   ) {
     this.batchLimit_ = settings_.batch;
     this.lastSendAt_ = host_.now();
@@ -155,23 +173,68 @@ export class Uplink implements Job {
       this.schedule_();
       return;
     }
-    this.queue_.lock(n);
-    const body = this.queue_.encode(0, n);
-    let rejected: readonly { index: number; reason: string }[] | null = null;
-    let error: unknown = null;
-    try {
-      rejected = (await this.client_.createFeedsEncoded(body, n, this.resourceAt_)).rejected;
-    } catch (e) {
-      error = e;
+    if (this.reconciler_.pending_ > 0) await this.readBack_();
+    else {
+      // The sending phase, inline: a method of its own would cost an async call and an await per batch
+      // (XS compute per sample, docs/xs.md).
+      const body = this.queue_.take_(n);
+      let outcome: BatchOutcome | null = null;
+      let error: unknown = null;
+      try {
+        outcome = await this.client_.createFeedsEncoded(body, n, this.resourceAt_);
+      } catch (e) {
+        error = e;
+      }
+      this.inFlight_ = false;
+      this.lastSendAt_ = this.host_.now();
+      if (outcome !== null) this.delivered_(n, outcome);
+      else this.failed_(n, error instanceof FeedError ? error : null, error);
     }
-    this.inFlight_ = false;
-    this.lastSendAt_ = this.host_.now();
-    if (rejected !== null) this.delivered_(n, rejected);
-    else this.failed_(n, error instanceof FeedError ? error : null, error);
     const idled = this.idled_;
     this.idled_ = null;
     if (idled !== null) idled();
     this.schedule_();
+  }
+
+  /** The reconciling phase: reads the head batch back; it leaves the queue if it was stored, else goes again. */
+  private async readBack_(): Promise<void> {
+    const n = this.reconciler_.pending_;
+    let verdict = UNDECIDED;
+    let error: unknown = null;
+    try {
+      verdict = await this.reconciler_.check_(this.client_, this.queue_, this.host_.now());
+    } catch (e) {
+      error = e;
+    }
+    this.inFlight_ = false;
+    if (verdict === STORED) {
+      this.counters_.reconciled += n;
+      this.counters_.sent += n;
+      this.events_.report_('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
+      this.acknowledged_(n);
+      return;
+    }
+    if (error === null) {
+      this.queue_.unlock();
+      if (verdict === UNDECIDED) this.counters_.unresolved += n;
+      this.events_.report_(verdict === UNDECIDED ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' +
+        (verdict === UNDECIDED ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
+      return;
+    }
+    const e = error instanceof FeedError ? error : null;
+    // A read that never reached the service (refused, unreachable) is tried again: the batch could not be
+    // sent either. One that reached it and failed gives up: the batch goes again undecided (at-least-once).
+    const unreached = e !== null && !e.maybeDelivered && (e.kind === 'network' || e.kind === 'timeout');
+    if (!unreached) {
+      this.reconciler_.drop_();
+      this.queue_.unlock();
+      this.counters_.unresolved += n;
+    }
+    this.counters_.retries++;
+    this.counters_.lastError = errorText(error);
+    this.events_.report_('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
+      (unreached ? 'trying again: ' : 'sending them again: ') + errorText(error));
+    this.backoff_(this.host_.now(), e === null ? -1 : e.retryAfterMs);
   }
 
   /** How many samples the next request carries (isolation sends the left half of the suspect range). */
@@ -195,11 +258,19 @@ export class Uplink implements Job {
     this.events_.setAside_(this.queue_.resourceAt(i), this.queue_.valueAt(i), reason);
   }
 
-  private delivered_(n: number, rejected: readonly { index: number; reason: string }[]): void {
+  private delivered_(n: number, outcome: BatchOutcome): void {
     // The {success, failed} form: the service stored the rest; the failed ones are set aside.
-    for (const r of rejected) this.setAsideAt_(r.index, r.reason);
-    this.counters_.sent += n - rejected.length;
+    for (const r of outcome.rejected) this.setAsideAt_(r.index, r.reason);
+    this.counters_.sent += n - outcome.rejected.length;
     this.counters_.batches++;
+    this.reconciler_.created_(outcome.feeds, outcome.partial);
+    this.authPaused_ = false;
+    this.events_.presence_();
+    this.acknowledged_(n);
+  }
+
+  /** The first `n` queued samples are finished (stored, or shown stored): they leave, and retries start over. */
+  private acknowledged_(n: number): void {
     this.queue_.shift(n);
     if (this.badIndex_ > 0) this.badIndex_ -= n;
     // A prefix of the suspect range went through, so the refused sample is in the rest.
@@ -207,8 +278,6 @@ export class Uplink implements Job {
     this.attempt_ = 0;
     this.retrying_ = false;
     this.backoffUntil_ = 0;
-    this.authPaused_ = false;
-    this.events_.presence_();
     this.left_(n);
   }
 
@@ -246,9 +315,13 @@ export class Uplink implements Job {
     }
     if (e.retryable) {
       this.counters_.retries++;
-      if (e.maybeDelivered) this.counters_.ambiguous += n;
-      this.events_.report_('warn', 'uplink: ' + e.message + (e.maybeDelivered ? ' (outcome unknown: ' + n + ' samples may arrive twice)' : ''));
+      const reading = e.maybeDelivered && this.unknown_(n, now);
+      this.events_.report_('warn', 'uplink: ' + e.message + (!e.maybeDelivered ? '' : reading
+        ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
+        : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
       this.backoff_(now, e.retryAfterMs);
+      // The read-back waits until the service has had time to finish the request (a backoff flush() skips).
+      if (reading) this.backoffUntil_ = Math.max(this.backoffUntil_, this.reconciler_.settledAt_);
       return;
     }
     // 401/403, or an answer that blames the request as a whole: keep every sample, try again rarely.
@@ -257,6 +330,20 @@ export class Uplink implements Job {
     this.retrying_ = true;
     this.events_.report_('error', 'uplink paused: ' + e.message);
     this.settleWaiters_(false);
+  }
+
+  /**
+   * The request for the first `n` samples may have been stored: they stay locked at the head to be read
+   * back (true), or are sent again as they are, counted unresolved (false).
+   */
+  private unknown_(n: number, now: number): boolean {
+    this.counters_.ambiguous += n;
+    if (!this.reconciler_.begin_(n, this.queue_, now, this.settings_.reconcileAfterMs)) {
+      this.counters_.unresolved += n;
+      return false;
+    }
+    this.queue_.lock(n);
+    return true;
   }
 
   private backoff_(now: number, retryAfterMs: number): void {

@@ -65,6 +65,11 @@ export interface Service {
   demo?: DemoDevice;
   /** With the dashboard: its password (null on loopback without one). */
   dashboardPassword?: string | null;
+  /**
+   * Applies a seed while the service runs, as at start: records are created or updated to match it (a
+   * device's new token counts from the next request). Throws a SeedError, changing nothing, when it is bad.
+   */
+  applySeed(seed: Seed): void;
   /** Stops accepting, closes every connection, then the database. */
   close(): Promise<void>;
 }
@@ -76,6 +81,7 @@ export interface RunningService {
   demo?: DemoDevice;
   /** With the dashboard: the page's URL and its password (null on loopback without one). */
   dashboard?: { url: string; password: string | null };
+  applySeed(seed: Seed): void;
   close(): Promise<void>;
 }
 
@@ -187,7 +193,8 @@ export function createService(options: ServiceOptions = {}): Service {
     }));
 
   const demo = options.seed === undefined ? demoFleetDevice(0) : undefined;
-  return { server, demo, dashboardPassword: dashboard?.password, close };
+  const applySeed = (next: Seed): void => store.applySeed(checkSeed(next), timestamp(now()));
+  return { server, demo, dashboardPassword: dashboard?.password, applySeed, close };
 }
 
 /** Creates the service and listens; resolves once it accepts connections. */
@@ -209,7 +216,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = (service.server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const dashboard = service.dashboardPassword === undefined ? undefined : { url: url + '/', password: service.dashboardPassword };
-  return { url, port, demo: service.demo, dashboard, close: service.close };
+  return { url, port, demo: service.demo, dashboard, applySeed: service.applySeed, close: service.close };
 }
 
 /** The path's resource ids: one for operations 1 and 3, a list for 2, 5 and 6, none for 4. */

@@ -6,7 +6,9 @@ import { show, SIGNAL_NAMES, signalSpec } from './signals';
 import type { SignalName } from './signals';
 
 /** The uplink settings a config file may set; the agent checks their ranges. */
-export type SimUplink = Partial<Pick<UplinkConfig, 'batch' | 'flushMs' | 'maxLatencyMs' | 'queue' | 'timeoutMs'>>;
+export type SimUplink = Partial<
+  Pick<UplinkConfig, 'batch' | 'flushMs' | 'maxLatencyMs' | 'queue' | 'timeoutMs' | 'backoffBaseMs' | 'backoffCapMs' | 'authRetryMs' | 'reconcileAfterMs'>
+>;
 
 export interface SimConfig {
   url?: string;
@@ -27,7 +29,7 @@ export class SimConfigError extends Error {
 }
 
 const TOP = ['url', 'publicKey', 'token', 'resources', 'sensors', 'actuators', 'uplink'];
-const UPLINK_KEYS = ['batch', 'flushMs', 'maxLatencyMs', 'queue', 'timeoutMs'];
+const UPLINK_KEYS = ['batch', 'flushMs', 'maxLatencyMs', 'queue', 'timeoutMs', 'backoffBaseMs', 'backoffCapMs', 'authRetryMs', 'reconcileAfterMs'];
 
 /** Parses and checks a config file's text; throws SimConfigError listing every problem. */
 export function parseSimConfig(text: string): SimConfig {

@@ -162,16 +162,15 @@ describe('failures', () => {
     expect(s.sent).toBe(5);
   });
 
-  it('counts a timeout after sending as ambiguous: the only way to a duplicate', async () => {
+  it('counts a timeout after sending as ambiguous, and sends it again only if a read-back does not show it', async () => {
     const { agent, service, clock } = setup({}, { timeoutMs: 2_000 });
     await agent.start();
     fill(agent, 4);
     service.faults.push({ kind: 'timeout', store: true });
     void agent.flush();
     await clock.advance(60_000);
-    expect(service.stored(1)).toEqual([0, 1, 2, 3, 0, 1, 2, 3]);
-    expect(agent.stats().ambiguous).toBe(4);
-    expect(agent.stats().sent).toBe(4);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 4, reconciled: 4, unresolved: 0, sent: 4, queued: 0 });
   });
 
   it.each([408, 429, 500, 502, 503])('retries status %i', async (status) => {
@@ -185,16 +184,16 @@ describe('failures', () => {
     expect(agent.stats().retries).toBe(1);
   });
 
-  it('retries a malformed 200 answer, counting it ambiguous', async () => {
+  it('counts a malformed 200 answer ambiguous, and reads back before sending again', async () => {
     const { agent, service, clock } = setup();
     await agent.start();
     fill(agent, 2);
-    service.faults.push({ kind: 'body', body: '<html>oops</html>', store: true });
+    service.faults.push({ kind: 'body', body: '<html>oops</html>', store: false });
     void agent.flush();
     await clock.advance(60_000);
-    expect(agent.stats().ambiguous).toBe(2);
+    expect(agent.stats()).toMatchObject({ ambiguous: 2, reconciled: 0, unresolved: 0 });
     expect(agent.stats().lastError).toMatch(/malformed|JSON/i);
-    expect(service.stored(1)).toEqual([0, 1, 0, 1]);
+    expect(service.stored(1)).toEqual([0, 1]);
   });
 
   it('honours Retry-After: no request before it', async () => {
@@ -260,6 +259,130 @@ describe('failures', () => {
     await clock.advance(1_000);
     expect(agent.stats().authPaused).toBe(false);
     expect(service.stored(1)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+});
+
+describe('reconciliation', () => {
+  const readBacks = (service: FakeService) => service.requests.filter((r) => r.url.includes('/feeds/last'));
+
+  it('reads the batch back silently once reconcileAfterMs passed, newest resource first, and drops it when stored', async () => {
+    const { agent, service, clock } = setup({}, { reconcileAfterMs: 20_000 });
+    await agent.start();
+    fill(agent, 3);
+    fill(agent, 2, 2, 10);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    void agent.flush();
+    await clock.advance(19_999);
+    expect(readBacks(service)).toHaveLength(0);
+    await clock.advance(1);
+    expect(readBacks(service).map((r) => [r.at, new URL(r.url).pathname.split('/')[5], r.silent])).toEqual([[20_000, '2,1', true]]);
+    expect(posts(service)).toHaveLength(1);
+    expect([service.stored(1), service.stored(2)]).toEqual([[0, 1, 2], [10, 11]]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 5, reconciled: 5, unresolved: 0, sent: 5, batches: 0, queued: 0 });
+  });
+
+  it('waits the whole of reconcileAfterMs on a host whose timers fire a little early, as Node\'s do', async () => {
+    const clock = newClock();
+    const service = new FakeService(clock, RESOURCES);
+    // Node fires a timer once its loop clock, in whole ms, has moved by the delay (at least 1): up to 1 ms early.
+    const host = { ...service.host(), setTimer: (ms: number, fn: () => void) => clock.setTimer(Math.max(1, ms) - 0.5, fn) };
+    const agent = createAgent(host, {
+      url: 'http://127.0.0.1:9', publicKey: 'KEY', token: service.token, seed: 7, resources: [1],
+      uplink: { startJitterMs: 0, flushMs: 60_000, maxLatencyMs: 60_000, reconcileAfterMs: 20_000 },
+    });
+    await agent.start();
+    fill(agent, 3);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(readBacks(service).every((r) => r.at >= 20_000)).toBe(true);
+    expect(service.stored(1)).toEqual([0, 1, 2]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 0 });
+  });
+
+  it('turned off, sends the batch again unread and counts it unresolved', async () => {
+    const { agent, service, clock } = setup({}, { reconcile: false });
+    await agent.start();
+    fill(agent, 3);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(readBacks(service)).toHaveLength(0);
+    expect(service.stored(1)).toEqual([0, 1, 2, 0, 1, 2]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 3 });
+  });
+
+  it('does not read back a batch that holds an actuator\'s resource: the platform writes there too', async () => {
+    const { agent, service, clock } = setup({ actuators: [{ resource: 5, every: 600_000, handle: () => {} }] });
+    await agent.start();
+    await clock.advance(0);
+    const polls = readBacks(service).length;
+    fill(agent, 2);
+    agent.record(5, 1);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(readBacks(service)).toHaveLength(polls);
+    expect(service.stored(1)).toEqual([0, 1, 0, 1]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 3 });
+  });
+
+  it('does not take a feed that was there before the request, with the same value, for the batch', async () => {
+    const { agent, service, clock } = setup();
+    service.command(1, 7);
+    await agent.start();
+    agent.record(1, 7);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(readBacks(service)).toHaveLength(1);
+    expect(service.stored(1)).toEqual([7, 7]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 1, reconciled: 0, unresolved: 0, sent: 1 });
+  });
+
+  it('does not take the batch\'s values for it when they stand in another order (another writer)', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    agent.record(1, 5);
+    agent.record(2, 6);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
+    void agent.flush();
+    await clock.advance(0);
+    // Someone else writes the same values, the later element's first.
+    service.command(2, 6);
+    service.command(1, 5);
+    await clock.advance(60_000);
+    expect([service.stored(1), service.stored(2)]).toEqual([[5, 5], [6, 6]]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 2, reconciled: 0, unresolved: 2 });
+  });
+
+  it('stops reading back once the service answered in the {success, failed} form: it may store part of a batch', async () => {
+    const { agent, service, clock } = setup();
+    service.failedForm = true;
+    await agent.start();
+    fill(agent, 2);
+    await agent.flush();
+    fill(agent, 2, 1, 2);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    void agent.flush();
+    await clock.advance(60_000);
+    expect(readBacks(service)).toHaveLength(0);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 2, 3]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 2, unresolved: 2 });
+  });
+
+  it('flush() does not wait: a read-back that shows nothing before reconcileAfterMs proves nothing, so it counts unresolved', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    fill(agent, 3);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
+    expect(await agent.flush()).toBe(false);
+    const done = agent.flush();
+    await clock.advance(0);
+    expect(await done).toBe(true);
+    expect(readBacks(service).map((r) => r.at)).toEqual([0]);
+    expect(service.stored(1)).toEqual([0, 1, 2]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 3 });
   });
 });
 
@@ -353,14 +476,14 @@ describe('overflow', () => {
     expect(service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
-  it('never evicts samples that are in flight', async () => {
+  it('never evicts samples that are in flight, nor a batch waiting to be read back', async () => {
     const { agent, service, clock } = setup({}, { queue: 10, batch: 4, timeoutMs: 1_000 });
     await agent.start();
     service.faults.push({ kind: 'timeout' });
     fill(agent, 4);
     await clock.advance(0);
     fill(agent, 20, 1, 4);
-    await clock.advance(30_000);
+    await clock.advance(60_000);
     expect(service.stored(1).slice(0, 4)).toEqual([0, 1, 2, 3]);
     const s = agent.stats();
     expect(s.sent + s.droppedOverflow + s.queued).toBe(24);
@@ -705,53 +828,94 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
   });
 });
 
-describe('property: no accepted sample is lost', () => {
+describe('property: nothing accepted is lost, and only unresolved samples can be stored twice', () => {
   // Each takes the random source and the number of elements in the request.
-  const FAULTS: ((r: () => number, n: number) => Fault | null)[] = [
+  type Schedule = (r: () => number, n: number) => Fault | null;
+  // Answers, and failures whose outcome is known.
+  const KNOWN: Schedule[] = [
     () => null,
     () => null,
     () => null,
-    (r) => ({ kind: 'network', maybeDelivered: r() < 0.5, store: false }),
-    (r) => ({ kind: 'network', maybeDelivered: true, store: r() < 0.5 }),
-    (r) => ({ kind: 'timeout', store: r() < 0.5 }),
+    () => ({ kind: 'network', maybeDelivered: false }),
     () => ({ kind: 'status', status: 503 }),
     () => ({ kind: 'status', status: 429, retryAfter: '3' }),
     // A real 413 blames the size of a batch; a single sample that is too large is set aside, not lost.
     (_r, n) => (n > 1 ? { kind: 'status', status: 413 } : null),
-    (r) => ({ kind: 'body', body: '{"success":true}', store: r() < 0.5 }),
     () => ({ kind: 'status', status: 401 }),
   ];
+  // Outcomes unknown to the agent, whether or not the service stored the batch first.
+  const ANY: Schedule[] = [
+    ...KNOWN,
+    (r) => ({ kind: 'network', maybeDelivered: true, store: r() < 0.5 }),
+    (r) => ({ kind: 'timeout', store: r() < 0.5 }),
+    (r) => ({ kind: 'body', body: '{"success":true}', store: r() < 0.5 }),
+  ];
+  // Outcomes unknown only after the service stored the batch: a reset, a garbled answer, an answer too late.
+  const AFTER_COMMIT: Schedule[] = [
+    ...KNOWN,
+    () => ({ kind: 'network', maybeDelivered: true, store: true }),
+    () => ({ kind: 'body', body: '{"success":true}', store: true }),
+    () => ({ kind: 'timeout', store: true }),
+  ];
+  const READ_FAULTS: Fault[] = [
+    { kind: 'status', status: 503 },
+    { kind: 'network', maybeDelivered: true },
+    { kind: 'timeout' },
+    { kind: 'body', body: '{"success":' },
+  ];
 
-  it('holds over 1,000 random failure schedules', async () => {
-    for (let seed = 1; seed <= 1_000; seed++) {
-      const r = createRandom(seed);
-      const { agent, service, clock } = setup({ seed, resources: [1, 2] }, {
-        batch: 1 + Math.floor(r() * 20), queue: 200, timeoutMs: 1_000, flushMs: 500, maxLatencyMs: 800,
-        backoffBaseMs: 100, backoffCapMs: 2_000, authRetryMs: 3_000, startJitterMs: 300,
-      });
-      service.faultFor = (n) => FAULTS[Math.floor(r() * FAULTS.length)](r, n);
-      await agent.start();
-      const accepted: number[][] = [[], []];
-      const total = 20 + Math.floor(r() * 80);
-      for (let i = 0; i < total; i++) {
-        const resource = 1 + Math.floor(r() * 2);
-        if (agent.record(resource, i)) accepted[resource - 1].push(i);
-        if (r() < 0.3) await clock.advance(Math.floor(r() * 400));
-      }
-      service.faultFor = null;
-      const stats = await Promise.all([agent.stop({ timeoutMs: 60_000 }), clock.advance(60_000)]).then(([s]) => s);
-      for (const resource of [1, 2]) {
-        const stored = service.stored(resource) as number[];
-        const want = accepted[resource - 1];
-        // Every accepted value arrived, in order of first arrival; any extra is a repeat of one that did.
-        const firsts = stored.filter((v, i) => stored.indexOf(v) === i);
-        if (JSON.stringify(firsts) !== JSON.stringify(want)) {
-          throw new Error('seed ' + seed + ' resource ' + resource + ': stored ' + JSON.stringify(stored) + ', accepted ' + JSON.stringify(want));
-        }
-      }
-      const duplicates = service.feeds.length - stats.accepted;
-      expect(duplicates).toBeLessThanOrEqual(stats.ambiguous);
-      expect(stats).toMatchObject({ queued: 0, droppedOverflow: 0, setAside: 0, sent: stats.accepted });
+  /** One seeded run: random batches, samples and failures, then a stop. Throws if an accepted sample is missing. */
+  async function run(seed: number, schedules: Schedule[], readFaults: boolean) {
+    const r = createRandom(seed);
+    const { agent, service, clock } = setup({ seed, resources: [1, 2] }, {
+      batch: 1 + Math.floor(r() * 20), queue: 200, timeoutMs: 1_000, flushMs: 500, maxLatencyMs: 800,
+      backoffBaseMs: 100, backoffCapMs: 2_000, authRetryMs: 3_000, startJitterMs: 300, reconcileAfterMs: 2_000,
+    });
+    service.faultFor = (n) => schedules[Math.floor(r() * schedules.length)](r, n);
+    if (readFaults) service.readFaultFor = () => (r() < 0.3 ? READ_FAULTS[Math.floor(r() * READ_FAULTS.length)] : null);
+    await agent.start();
+    const accepted: number[][] = [[], []];
+    const total = 20 + Math.floor(r() * 80);
+    for (let i = 0; i < total; i++) {
+      const resource = 1 + Math.floor(r() * 2);
+      if (agent.record(resource, i)) accepted[resource - 1].push(i);
+      if (r() < 0.3) await clock.advance(Math.floor(r() * 400));
     }
+    service.faultFor = null;
+    service.readFaultFor = null;
+    const stats = await Promise.all([agent.stop({ timeoutMs: 60_000 }), clock.advance(60_000)]).then(([s]) => s);
+    for (const resource of [1, 2]) {
+      const stored = service.stored(resource) as number[];
+      const want = accepted[resource - 1];
+      // Every accepted value arrived, in order of first arrival; any extra is a repeat of one that did.
+      const firsts = stored.filter((v, i) => stored.indexOf(v) === i);
+      if (JSON.stringify(firsts) !== JSON.stringify(want)) {
+        throw new Error('seed ' + seed + ' resource ' + resource + ': stored ' + JSON.stringify(stored) + ', accepted ' + JSON.stringify(want));
+      }
+    }
+    expect(stats).toMatchObject({ queued: 0, droppedOverflow: 0, setAside: 0, sent: stats.accepted });
+    return { stats, duplicates: service.feeds.length - stats.accepted };
+  }
+
+  it('holds over 1,000 random failure schedules, read-backs failing too: duplicates only of unresolved samples', async () => {
+    let unresolved = 0;
+    for (let seed = 1; seed <= 1_000; seed++) {
+      const { stats, duplicates } = await run(seed, ANY, true);
+      expect(duplicates, 'seed ' + seed).toBeLessThanOrEqual(stats.unresolved);
+      unresolved += stats.unresolved;
+    }
+    // The schedules did reach the fallback: read-backs failed and batches went again unresolved.
+    expect(unresolved).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('stores nothing twice over 500 schedules where every unknown outcome came after the service stored the batch', async () => {
+    let reconciled = 0;
+    for (let seed = 1; seed <= 500; seed++) {
+      const { stats, duplicates } = await run(seed, AFTER_COMMIT, false);
+      expect([duplicates, stats.unresolved, stats.reconciled], 'seed ' + seed + ': [duplicates, unresolved, reconciled]')
+        .toEqual([0, 0, stats.ambiguous]);
+      reconciled += stats.reconciled;
+    }
+    expect(reconciled).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -57,19 +57,23 @@ export interface AdapterScenario {
 
 export function createAdapterContext(link: Link, disk: DiskLink, url: string): AdapterContext {
   const { call, idle } = trackedLink(link);
+  const clocks: VirtualClock[] = [];
+  /** The service's virtual time: the latest of the devices'. */
+  const now = (): number => clocks.reduce((t, clock) => Math.max(t, clock.now()), 0);
   return {
     url,
     publicKey: DEVICE.publicKey,
     token: DEVICE.token,
     device(options = {}) {
       const clock = new VirtualClock(idle, options.bootAt ?? 0);
+      clocks.push(clock);
       const trace: string[] = [];
       const written: string[] = [];
       const Request = requestStandIn({
         wire: {
           connects: (port) => call({ cmd: 'probe', port }),
           exchange: (port, bytes) => call({ cmd: 'raw', t: clock.now(), port, bytes }),
-          drop: (id) => void call({ cmd: 'settle', id }),
+          drop: (id) => void call({ cmd: 'settle', t: clock.now(), id }),
         },
         room: options.room,
         refusal: options.refusal,
@@ -86,7 +90,7 @@ export function createAdapterContext(link: Link, disk: DiskLink, url: string): A
     files: fileStandIn(disk),
     faults: (...rules) => call({ cmd: 'faults', rules }).then(() => undefined),
     down: (down) => call({ cmd: 'down', down }).then(() => undefined),
-    stored: () => call({ cmd: 'stored' }),
+    stored: () => call({ cmd: 'stored', t: now() }),
     create: (t, resource, input) => call({ cmd: 'create', t, resource, input }).then(() => undefined),
   };
 }

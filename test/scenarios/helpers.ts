@@ -1,9 +1,11 @@
 // What several scenarios share: an agent configuration whose flush triggers are off unless a scenario
 // turns one on, an agent started on it, counting sensors, waiting in virtual time, and the delivery checks.
-import { createAgent } from '../../src/core';
+import { createAgent, UPLINK_DEFAULTS } from '../../src/core';
 import type { Agent, AgentConfig, InputValue, SensorConfig, UplinkConfig } from '../../src/core';
-import { AssertionError, atMost, equal, ok } from './assert';
+import { AssertionError, atLeast, atMost, equal, ok } from './assert';
 import type { RequestRecord, ScenarioContext } from './context';
+import type { FaultAction, FaultRule } from '../support/fault-proxy';
+import type { Scenario } from './run';
 import { R } from './seed';
 
 type Extra = Partial<Omit<AgentConfig, 'uplink'>> & { uplink?: Partial<UplinkConfig> };
@@ -95,4 +97,55 @@ export async function holdsInOrder(ctx: ScenarioContext, resource: number, readi
   for (const v of stored) if (firsts.indexOf(v) < 0) firsts.push(v);
   equal(firsts, readings, 'resource ' + resource + ': distinct stored values in order');
   atMost(stored.length - firsts.length, ambiguous, 'resource ' + resource + ': repeated values');
+}
+
+/** What became of a batch whose request failed without a usable answer (see `lostAnswer`). */
+export interface Fate {
+  /** Samples counted ambiguous, reconciled and unresolved (0 when the outcome was known). */
+  counts: [ambiguous: number, reconciled: number, unresolved: number];
+  /** How often the service ends up holding the batch. */
+  copies: 1 | 2;
+  /** Transient failures the agent retried (default 1: the request itself). */
+  retries?: number;
+  /** Further rules for the proxy (a failing read-back). */
+  rules?: FaultRule[];
+  /** Done after the failure, before anything else reaches the service (another writer). */
+  meanwhile?: (ctx: ScenarioContext) => Promise<unknown>;
+}
+
+/**
+ * A batch of five whose request fails without a usable answer (`action` on the proxy; its outcome as the
+ * agent sees it: `timeout`, `network` or `200`), then everything is delivered; `fate` says how, a minute
+ * after the queue emptied. When the outcome is unknown, the batch's next request is its read-back,
+ * `reconcileAfterMs` later.
+ */
+export function lostAnswer(name: string, action: FaultAction, outcome: 'timeout' | 'network' | '200', fate: Fate = { counts: [0, 0, 0], copies: 1 }): Scenario {
+  return {
+    name,
+    async run(ctx) {
+      const agent = await startAgent(ctx, { uplink: { timeoutMs: 5_000 } });
+      await ctx.faults({ op: 'create', action }, ...(fate.rules ?? []));
+      const values = recordRun(agent, R.counterA, 1, 5);
+      equal(await settle(ctx, agent.flush()), false, 'flush() result');
+      const first = creates(ctx)[0];
+      equal(first.outcome, outcome, 'outcome of the first attempt');
+      if (outcome === 'timeout') equal(first.end - first.t, 5_000, 'virtual ms until the timeout');
+      await fate.meanwhile?.(ctx);
+      await drained(ctx, agent);
+      // A minute more: long enough for a late commit to land.
+      await ctx.clock.advance(60_000);
+      if (fate.counts[0] > 0) {
+        // Keep-alive reads may come between; the batch's next request is its read-back.
+        const next = ctx.requests.slice(ctx.requests.indexOf(first) + 1).find((r) => r.op === 'create' || r.op === 'last')!;
+        equal([next.op, next.path.endsWith('?silent=true')], ['last', true], '[op, silent] of the batch\'s request after the failure');
+        atLeast(next.t - first.end, UPLINK_DEFAULTS.reconcileAfterMs, 'virtual ms before the read-back');
+      }
+      const stats = agent.stats();
+      equal([stats.sent, stats.retries], [5, fate.retries ?? 1], '[sent, retries]');
+      equal([stats.ambiguous, stats.reconciled, stats.unresolved], fate.counts, '[ambiguous, reconciled, unresolved]');
+      await holdsInOrder(ctx, R.counterA, values, 5 * (fate.copies - 1));
+      equal((await ctx.service.values(R.counterA)).length, 5 * fate.copies, 'feeds stored');
+      await settle(ctx, agent.stop());
+    },
+  };
 }

@@ -7,12 +7,14 @@ import { isolationScenarios } from './isolation';
 import { lifecycleScenarios } from './lifecycle';
 import { overflowScenarios } from './overflow';
 import { presenceScenarios } from './presence';
+import { reconcileScenarios } from './reconcile';
 import { validationScenarios } from './validation';
 import type { Scenario } from './run';
 
 export const scenarios: Scenario[] = [
   ...flushScenarios,
   ...failureScenarios,
+  ...reconcileScenarios,
   ...isolationScenarios,
   ...overflowScenarios,
   ...validationScenarios,

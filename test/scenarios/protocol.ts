@@ -8,8 +8,8 @@ import type { DiskAnswer, DiskOp } from '../support/disk';
 export type Command =
   /** Makes the request through the fault proxy. `t` is the virtual time: it is the service's clock. */
   | { cmd: 'http'; t: number; req: HttpRequest }
-  /** The virtual timeout of a held request fired: the Node side drops it and says whether it arrived. */
-  | { cmd: 'settle'; id: string }
+  /** The virtual timeout of a held request fired at `t`: the Node side drops it and says whether it arrived. */
+  | { cmd: 'settle'; t: number; id: string }
   | { cmd: 'faults'; rules: FaultRule[] }
   | { cmd: 'clear-faults' }
   /** Takes the proxy off the network (connections refused) or back on. */
@@ -18,8 +18,8 @@ export type Command =
   | { cmd: 'get'; t: number; path: string }
   /** Operation 3 straight to the service with the device's token, as another client of the device would. */
   | { cmd: 'create'; t: number; resource: number; input: InputValue }
-  /** Every feed the service answered 200 for, in creation order. */
-  | { cmd: 'stored' }
+  /** Every feed the service answered 200 for, in creation order, as of virtual time `t`. */
+  | { cmd: 'stored'; t: number }
   /** Whether a connection to 127.0.0.1:port is accepted (the proxy is on the network). */
   | { cmd: 'probe'; port: number }
   /** Writes a request's bytes (latin1) to 127.0.0.1:port and answers with every byte that came back. */

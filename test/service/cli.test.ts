@@ -115,6 +115,33 @@ describe('feed-agent serve', () => {
     }
   });
 
+  it('applies the seed file again on SIGHUP: a token changed while it runs counts from the next request', async () => {
+    const file = seedFile('rotating.json', SEED);
+    const s = await serve(['--port', '0', '--seed', file]);
+    const rotated = 'rotated-token-5e1d';
+    const next = async (line: string) => {
+      const seen = s.output().split(line).length;
+      s.child.kill('SIGHUP');
+      while (s.output().split(line).length === seen) await new Promise((r) => setTimeout(r, 20));
+    };
+    expect((await device(s.url, A.key, A.token).createFeed(73, 1)).status).toBe(200);
+    seedFile('rotating.json', { ...SEED, devices: [{ ...SEED.devices[0], token: rotated }, ...SEED.devices.slice(1)] });
+    await next('seed applied again from ' + file);
+    expect((await device(s.url, A.key, A.token).createFeed(73, 1)).status).toBe(401);
+    expect((await device(s.url, A.key, rotated).createFeed(73, 1)).status).toBe(200);
+    // A file that does not parse changes nothing; the token of the last good one stays.
+    seedFile('rotating.json', '{"subtypes": [');
+    await next('nothing changed');
+    expect((await device(s.url, A.key, rotated).createFeed(73, 0)).status).toBe(200);
+    seedFile('rotating.json', SEED);
+    await next('seed applied again from ' + file);
+    expect((await device(s.url, A.key, A.token).createFeed(73, 0)).status).toBe(200);
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    expect(s.output()).not.toContain(A.token);
+    expect(s.output()).not.toContain(rotated);
+  });
+
   it('refuses a bad seed file, naming the field, without starting', async () => {
     const broken = structuredClone(SEED) as unknown as { devices: { resources: Record<string, unknown>[] }[] };
     delete broken.devices[0].resources[1].lifetime;

@@ -1,5 +1,6 @@
 // An in-memory stand-in for the service, for the agent's unit tests: it answers operations 1, 2, 4
-// and 6 as the contract says, and can be told to fail in each way a real network and server fail.
+// and 6 as the contract says, and can be told to fail in each way a real network and server fail
+// (operation 4 and operation 6, the read-back of reconciliation).
 // Timeouts happen in virtual time. Integration tests use the real local service instead.
 import type { Host, HttpRequest, HttpResult, LogLevel, QueueStorage } from '../../src/core/host';
 import type { InputValue } from '../../src/core/wire';
@@ -35,6 +36,8 @@ export class FakeService {
   readonly faults: Fault[] = [];
   /** Decides a fault for each operation-4 request; consulted when `faults` is empty. */
   faultFor: ((n: number) => Fault | null) | null = null;
+  /** Decides a fault for each operation-6 request (`store` means nothing there). */
+  readFaultFor: (() => Fault | null) | null = null;
   /** Elements the service refuses (answer 422, or an entry of `failed`). */
   refuse: (resource: number, input: InputValue) => boolean = () => false;
   /** Name the first bad element's index in the 4xx message, as the local service does. */
@@ -108,18 +111,31 @@ export class FakeService {
     const ids = path[1].split(',').map(Number);
     if (path[0] === 'resource') return this.resourceAnswer(ids, true);
     if (path[2] === 'feeds' && path[3] === 'last') {
-      return ok(ids.map((id) => {
-        const last = this.feeds.filter((f) => f.resource === id).pop();
-        return last === undefined ? null : { id_resource_feed: last.id, id_resource: id, raw_data: raw(last.input), created_at: '2026-11-21 12:00:00' };
-      }));
+      const fault = this.readFaultFor?.() ?? null;
+      if (fault !== null) return this.failure(fault, req.timeoutMs);
+      return ok(ids.map((id) => this.lastFeed(id)));
     }
     return this.resourceAnswer(ids, false);
+  }
+
+  private lastFeed(resource: number) {
+    const last = this.feeds.filter((f) => f.resource === resource).pop();
+    return last === undefined ? null : { id_resource_feed: last.id, id_resource: resource, raw_data: raw(last.input), created_at: '2026-11-21 12:00:00' };
+  }
+
+  /** What the agent sees of a fault (a timeout in virtual time). */
+  private async failure(fault: Fault, timeoutMs: number): Promise<HttpResult> {
+    if (fault.kind === 'status') return this.fail(fault.status, fault.message ?? 'injected failure', fault.retryAfter ?? null);
+    if (fault.kind === 'network') return { kind: 'network', message: 'socket hang up', maybeDelivered: fault.maybeDelivered };
+    if (fault.kind === 'body') return { kind: 'response', status: 200, retryAfter: null, body: fault.body };
+    await new Promise<void>((resolve) => this.clock.setTimer(timeoutMs, resolve));
+    return { kind: 'timeout', maybeDelivered: true };
   }
 
   private resourceAnswer(ids: number[], one: boolean): HttpResult {
     const missing = ids.find((id) => !this.resources.some((r) => r.id === id));
     if (missing !== undefined) return this.fail(404, 'resource ' + missing + ' not found');
-    const records = ids.map((id) => resourceRecord(this.resources.find((r) => r.id === id)!));
+    const records = ids.map((id) => resourceRecord(this.resources.find((r) => r.id === id)!, this.lastFeed(id)));
     return ok(one ? records[0] : records);
   }
 
@@ -129,14 +145,10 @@ export class FakeService {
     fault: Fault | null,
     timeoutMs: number,
   ): Promise<HttpResult> {
-    if (fault !== null && fault.kind !== 'status') {
-      if (fault.store === true) for (const e of elements) this.store(e.id_resource, e.input);
-      if (fault.kind === 'network') return { kind: 'network', message: 'socket hang up', maybeDelivered: fault.maybeDelivered };
-      if (fault.kind === 'body') return { kind: 'response', status: 200, retryAfter: null, body: fault.body };
-      await new Promise<void>((resolve) => this.clock.setTimer(timeoutMs, resolve));
-      return { kind: 'timeout', maybeDelivered: true };
+    if (fault !== null) {
+      if (fault.kind !== 'status' && fault.store === true) for (const e of elements) this.store(e.id_resource, e.input);
+      return this.failure(fault, timeoutMs);
     }
-    if (fault !== null) return this.fail(fault.status, fault.message ?? 'injected failure', fault.retryAfter ?? null);
     if (!authorized) return this.fail(401, 'invalid token');
     if (elements.length > this.maxElements) return this.fail(413, 'more than ' + this.maxElements + ' elements');
     if (this.failedForm) {
@@ -175,10 +187,10 @@ function created(id: number, e: { id_resource: number; input: InputValue }) {
   return { raw_data: e.input, id_resource: e.id_resource, created_at: '2026-11-21 12:00:00', id_resource_feed: id };
 }
 
-function resourceRecord(r: FakeResource) {
+function resourceRecord(r: FakeResource, lastFeed: { id_resource_feed: number } | null) {
   const stamp = '2026-11-21 12:00:00';
   return {
-    id_resource: r.id, id_device: 1, id_resource_subtype: r.id, id_last_feed: null, name: 'resource ' + r.id,
+    id_resource: r.id, id_device: 1, id_resource_subtype: r.id, id_last_feed: lastFeed?.id_resource_feed ?? null, name: 'resource ' + r.id,
     description: '', lifetime: r.lifetime ?? 15, api_requests_usage: 0, api_network_usage: 0,
     api_network_income_usage: 0, api_network_outgoing_usage: 0, lifetime_updated_at: null,
     created_at: stamp, updated_at: stamp, active: 1, is_alive: false, is_dead: true,
@@ -188,6 +200,6 @@ function resourceRecord(r: FakeResource) {
       data_restriction_begin_range: r.begin ?? -1000000, data_restriction_end_range: r.end ?? 1000000,
       created_at: stamp, updated_at: stamp,
     },
-    last_feed: null, data_format: [],
+    last_feed: lastFeed, data_format: [],
   };
 }

@@ -1,6 +1,7 @@
 // A real HTTP proxy on 127.0.0.1 in front of the local service that tests program request by request:
 // pass, answer a failure itself, break or hold the connection before or after the service saw the
-// request, or rewrite the service's answer. It also keeps what the service accepted, for assertions.
+// request, lose it, let the service store it after the client gave up, slow it down, or rewrite the
+// service's answer. It also keeps what the service accepted, for assertions.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { CreatedFeed, FeedInput } from '../../src/core/wire';
@@ -17,6 +18,18 @@ export type FaultAction =
   | { do: 'reset'; after: boolean }
   /** Never answers, before forwarding or after; the client times out. */
   | { do: 'hold'; after: boolean }
+  /**
+   * Takes the request and drops the connection without forwarding it: a request lost on the way, which
+   * the client cannot tell from one the service stored before the connection broke (maybeDelivered).
+   */
+  | { do: 'lose' }
+  /**
+   * Never answers; `ms` after the client gave up (closed the connection) the request is forwarded: a
+   * service that stores a request its client timed out on.
+   */
+  | { do: 'late'; ms: number }
+  /** Forwards, then holds the service's answer back for `ms`: a slow service. */
+  | { do: 'slow'; ms: number }
   /**
    * Operation 4 in the later form of the platform (contract.md): the elements at `indices` are not
    * forwarded, and the answer is `{success: [...], failed: [...]}`.
@@ -52,10 +65,18 @@ export const TAG_HEADER = 'x-test-request';
 interface Fate {
   /** The service received it. */
   forwarded: boolean;
+  /** The proxy took it in a way the client cannot tell from delivery (lose, late): it may have arrived. */
+  taken: boolean;
   /** Resolves once the proxy decides never to answer. */
   held: Promise<void>;
   hold: () => void;
+  /** Resolves once the client closed the connection of a held request (and a late one is scheduled). */
+  gone: Promise<void>;
+  leave: () => void;
 }
+
+/** Runs `commit` `ms` from now: real time by default, the scenarios' virtual time in their backend. */
+export type Later = (ms: number, commit: () => Promise<unknown>) => void;
 
 interface Upstream {
   status: number;
@@ -65,13 +86,18 @@ interface Upstream {
 
 export class FaultProxy {
   readonly stored: StoredFeed[] = [];
+  /** How many requests each action was applied to, by `<operation> <action>` (`create reset after`, `last pass`). */
+  readonly applied = new Map<string, number>();
   private rules: (FaultRule & { left: number })[] = [];
   private fates = new Map<string, Fate>();
   private sockets = new Set<Socket>();
   private server: http.Server;
   private port = 0;
 
-  private constructor(private readonly upstream: URL) {
+  private constructor(
+    private readonly upstream: URL,
+    private readonly later: Later,
+  ) {
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -79,11 +105,11 @@ export class FaultProxy {
     });
   }
 
-  /** Starts a proxy on 127.0.0.1 (a free port) for the service at `upstream`. */
-  static async start(upstream: string): Promise<FaultProxy> {
+  /** Starts a proxy on 127.0.0.1 (a free port) for the service at `upstream`; `later` schedules late commits. */
+  static async start(upstream: string, later: Later = realTime): Promise<FaultProxy> {
     const target = new URL(upstream);
     if (target.hostname !== '127.0.0.1') throw new Error('the fault proxy only forwards to 127.0.0.1, not ' + target.hostname);
-    const proxy = new FaultProxy(target);
+    const proxy = new FaultProxy(target, later);
     await proxy.listen();
     return proxy;
   }
@@ -116,8 +142,10 @@ export class FaultProxy {
     let fate = this.fates.get(tag);
     if (fate === undefined) {
       let hold!: () => void;
+      let leave!: () => void;
       const held = new Promise<void>((resolve) => (hold = resolve));
-      fate = { forwarded: false, held, hold };
+      const gone = new Promise<void>((resolve) => (leave = resolve));
+      fate = { forwarded: false, taken: false, held, hold, gone, leave };
       this.fates.set(tag, fate);
     }
     return fate;
@@ -128,8 +156,13 @@ export class FaultProxy {
     this.fates.delete(tag);
   }
 
-  async close(): Promise<void> {
+  /** Breaks every open connection, as a network that fails: a request on one may or may not have arrived. */
+  dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropConnections();
     await this.setDown(true);
   }
 
@@ -149,9 +182,11 @@ export class FaultProxy {
     const rule = this.rules.find(
       (r) => r.left > 0 && (r.op === undefined || r.op === op) && (r.action.do !== 'reject' || findElement(body, r.action) >= 0),
     );
-    if (rule === undefined) return { do: 'pass' };
-    rule.left--;
-    return rule.action;
+    if (rule !== undefined) rule.left--;
+    const action = rule?.action ?? { do: 'pass' };
+    const name = op + ' ' + actionName(action);
+    this.applied.set(name, (this.applied.get(name) ?? 0) + 1);
+    return action;
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -183,8 +218,26 @@ export class FaultProxy {
         return;
       case 'hold':
         if (action.after) await forward();
+        res.on('close', () => fate?.leave());
         fate?.hold();
         return;
+      case 'lose':
+        if (fate !== null) fate.taken = true;
+        req.socket.destroy();
+        return;
+      case 'late':
+        if (fate !== null) fate.taken = true;
+        res.on('close', () => {
+          this.later(action.ms, () => forward());
+          fate?.leave();
+        });
+        fate?.hold();
+        return;
+      case 'slow': {
+        const upstream = await forward();
+        await new Promise((resolve) => setTimeout(resolve, action.ms));
+        return relay(res, upstream);
+      }
       case 'failed':
         return answer(res, 200, await this.partial(body, action.indices, forward));
       case 'reject': {
@@ -247,6 +300,17 @@ export class FaultProxy {
       out.end(req.method === 'GET' ? undefined : body);
     });
   }
+}
+
+/** `reset after`, `status 503`, `late`: an action as the `applied` tally names it. */
+function actionName(action: FaultAction): string {
+  if (action.do === 'status') return 'status ' + action.status;
+  if (action.do === 'reset' || action.do === 'hold') return action.do + (action.after ? ' after' : ' before');
+  return action.do;
+}
+
+function realTime(ms: number, commit: () => Promise<unknown>): void {
+  setTimeout(() => void commit().catch(() => undefined), ms);
 }
 
 /** The index of the first element of an operation-4 body with this resource and input, or -1. */

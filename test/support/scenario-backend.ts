@@ -20,6 +20,8 @@ export class ScenarioBackend {
   private virtualNow = 0;
   private nextId = 0;
   private held = new Map<string, { destroy(): void }>();
+  /** Requests the service is to store late (the proxy's `late`), by virtual time, oldest first. */
+  private lateCommits: { at: number; commit: () => Promise<unknown> }[] = [];
   /** The files of the file stand-in. */
   readonly disk = new Disk();
 
@@ -31,7 +33,8 @@ export class ScenarioBackend {
   static async start(): Promise<ScenarioBackend> {
     let backend: ScenarioBackend | null = null;
     const service = await startService({ host: '127.0.0.1', port: 0, seed: SCENARIO_SEED, now: () => SERVICE_EPOCH_MS + (backend?.virtualNow ?? 0) });
-    const proxy = await FaultProxy.start(service.url);
+    // A late commit falls due in virtual time, counted from the moment the agent gave up.
+    const proxy = await FaultProxy.start(service.url, (ms, commit) => backend?.lateCommits.push({ at: backend.virtualNow + ms, commit }));
     backend = new ScenarioBackend(service, proxy);
     return backend;
   }
@@ -53,9 +56,9 @@ export class ScenarioBackend {
   }
 
   private async dispatch(c: Command): Promise<unknown> {
+    if ('t' in c) await this.moveTo(c.t);
     switch (c.cmd) {
       case 'http':
-        this.virtualNow = c.t;
         return this.request(c.req);
       case 'settle':
         return this.settle(c.id);
@@ -69,21 +72,25 @@ export class ScenarioBackend {
         await this.proxy.setDown(c.down);
         return null;
       case 'get':
-        this.virtualNow = c.t;
         return this.direct('GET', c.path, null);
       case 'create':
-        this.virtualNow = c.t;
         return this.direct('POST', '/resource/' + c.resource + '/feeds', JSON.stringify({ input: c.input }));
       case 'stored':
         return this.proxy.stored;
       case 'probe':
         return probe(c.port);
       case 'raw':
-        this.virtualNow = c.t;
         return this.raw(c.port, c.bytes);
       case 'disk':
         return this.disk.run(c.op);
     }
+  }
+
+  /** The virtual time is now `t`: the late commits due by then reach the service first, in order. */
+  private async moveTo(t: number): Promise<void> {
+    this.virtualNow = t;
+    this.lateCommits.sort((a, b) => a.at - b.at);
+    while (this.lateCommits.length > 0 && this.lateCommits[0].at <= t) await this.lateCommits.shift()!.commit();
   }
 
   /** Makes the agent's request through the proxy; a request the proxy holds comes back as pending. */
@@ -97,7 +104,7 @@ export class ScenarioBackend {
     const headers: http.OutgoingHttpHeaders = { ...req.headers, [TAG_HEADER]: id };
     if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body);
     const out = http.request({ host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers, agent: false });
-    const lost = (error: Error): HttpOutcome => ({ kind: 'network', message: error.message, maybeDelivered: fate.forwarded });
+    const lost = (error: Error): HttpOutcome => ({ kind: 'network', message: error.message, maybeDelivered: fate.forwarded || fate.taken });
     const answered = new Promise<HttpOutcome>((resolve) => {
       out.on('response', (res) => {
         const retryAfter = res.headers['retry-after'];
@@ -155,13 +162,15 @@ export class ScenarioBackend {
     return outcome;
   }
 
-  /** The virtual timeout of a held request fired: drop the connection, say whether the service saw it. */
-  private settle(id: string): { maybeDelivered: boolean } {
+  /** The virtual timeout of a held request fired: drop the connection, say whether the service may have it. */
+  private async settle(id: string): Promise<{ maybeDelivered: boolean }> {
+    const fate = this.proxy.fate(id);
     this.held.get(id)?.destroy();
     this.held.delete(id);
-    const maybeDelivered = this.proxy.fate(id).forwarded;
+    // The proxy has seen the client go (and scheduled a late commit) before time moves on.
+    await fate.gone;
     this.proxy.release(id);
-    return { maybeDelivered };
+    return { maybeDelivered: fate.forwarded || fate.taken };
   }
 
   /** A request straight to the service, outside the agent's view; answers the parsed envelope. */

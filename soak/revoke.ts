@@ -1,0 +1,135 @@
+// The token revoked mid-run, then restored: `feed-agent serve` (a child process, its data in a file) and
+// the simulated device (another child, with its durable queue and counters' ledger). The device's token
+// is changed in the seed file and the service told with SIGHUP, then put back the same way. The agent
+// must pause on 401, keep every sample, and deliver all of them once the token is accepted again:
+// counted from the service's side, nothing lost, nothing stored twice, nothing dropped.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { COUNTERS, counterConfig, deviceEnv, SEED, Sim } from '../test/e2e/support';
+import { tally } from './tally';
+import type { Tally } from './tally';
+
+const EVERY_MS = 40;
+/** The agent tries a refused token again this often (default 5 min: a soak cannot wait that long). */
+const AUTH_RETRY_MS = 1_000;
+
+export interface RevokeOptions {
+  /** Sampling time before the token is revoked, while it is, and after it is restored. */
+  beforeMs: number;
+  revokedMs: number;
+  afterMs: number;
+  cli: string;
+  dir: string;
+}
+
+export interface RevokeReport {
+  options: RevokeOptions;
+  tallies: Tally[];
+  /** When the agent first said it was paused (ms into its run), and the most samples it held from then on. */
+  pausedAt: number;
+  mostQueued: number;
+  exitCode: number | null;
+  agent: { droppedOverflow: number; queued: number; ambiguous: number; authPaused: boolean };
+}
+
+export async function runRevoke(o: RevokeOptions): Promise<RevokeReport> {
+  const seedFile = join(o.dir, 'revoke-seed.json');
+  const dbFile = join(o.dir, 'revoke.db');
+  const durable = join(o.dir, 'revoke-durable');
+  const device = SEED.devices[0];
+  const writeSeed = (token: string) => writeFileSync(seedFile, JSON.stringify({ ...SEED, devices: [{ ...device, token }] }));
+  writeSeed(device.token);
+  const service = new Served(o.cli, ['serve', '--port', '0', '--seed', seedFile, '--db', dbFile]);
+  let sim: Sim | null = null;
+  let report: Omit<RevokeReport, 'tallies'>;
+  try {
+    const url = await service.line(/^listening on (\S+)$/);
+    // The queue holds the whole pause: 75 samples a second.
+    const config = counterConfig(o.dir, 'revoke.json', EVERY_MS, { uplink: { queue: 4096, authRetryMs: AUTH_RETRY_MS, flushMs: 500 } });
+    const seconds = String((o.beforeMs + o.revokedMs + o.afterMs) / 1000);
+    sim = new Sim(o.cli, ['--config', config, '--durable', durable, '--json', '--duration', seconds, '--drain-timeout', '30'], deviceEnv(url));
+    await sleep(o.beforeMs);
+    writeSeed('revoked-' + device.token);
+    await service.reload();
+    const paused = await sim.next((e) => e.type === 'status' && e.authPaused === true, o.revokedMs + 10_000);
+    await sleep(o.revokedMs);
+    writeSeed(device.token);
+    await service.reload();
+    const exitCode = await sim.exited;
+    const during = sim.events.slice(sim.events.indexOf(paused));
+    const mostQueued = Math.max(...during.filter((e) => e.type === 'status').map((e) => e.queued as number));
+    const { droppedOverflow, queued, ambiguous, authPaused } = sim.all('summary')[0] ?? {};
+    report = { options: o, pausedAt: paused.elapsedMs, mostQueued, exitCode, agent: { droppedOverflow, queued, ambiguous, authPaused } };
+  } finally {
+    sim?.kill('SIGKILL');
+    await service.stop();
+  }
+  return { ...report, tallies: tally(dbFile, durable, COUNTERS) };
+}
+
+/** The guarantees the run broke, one line each: none, or the soak fails. */
+export function revokeProblems(r: RevokeReport): string[] {
+  const all = r.tallies[r.tallies.length - 1];
+  const problems: string[] = [];
+  if (all.lost > 0) problems.push(all.lost + ' accepted samples are not stored');
+  if (all.duplicated > 0 || all.foreign > 0 || !all.inOrder) problems.push('stored twice, foreign or out of order: ' + JSON.stringify(all));
+  if (r.agent.droppedOverflow > 0 || r.agent.queued > 0 || r.agent.authPaused) problems.push('the agent ended with ' + JSON.stringify(r.agent));
+  // The pause held the samples of most of it, all delivered after.
+  const held = (0.5 * r.options.revokedMs * 3) / EVERY_MS;
+  if (r.mostQueued < held) problems.push('the agent held at most ' + r.mostQueued + ' samples during the pause, not ' + held);
+  if (r.exitCode !== 0) problems.push('the simulator exited with ' + r.exitCode);
+  return problems;
+}
+
+export function revokeText(r: RevokeReport, table: (rows: readonly Tally[]) => string): string {
+  const o = r.options;
+  return [
+    `Token revoked after ${o.beforeMs / 1000} s for ${o.revokedMs / 1000} s (seed file changed, SIGHUP), then restored; ` +
+      `${COUNTERS.length} counters every ${EVERY_MS} ms, the refused token tried again every ${AUTH_RETRY_MS} ms.`,
+    '',
+    table(r.tallies),
+    '',
+    `The agent paused ${r.pausedAt} ms into its run and held up to ${r.mostQueued} samples; ${r.agent.droppedOverflow} dropped, ` +
+      `${r.agent.queued} still queued, ${r.agent.ambiguous} ambiguous; exit code ${r.exitCode}.`,
+  ].join('\n');
+}
+
+/** `feed-agent serve` in a child process: its output lines, SIGHUP and a clean stop. */
+class Served {
+  private readonly child;
+  private out = '';
+  private readonly exited: Promise<void>;
+
+  constructor(cli: string, args: string[]) {
+    this.child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk));
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk));
+    this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
+  }
+
+  /** The first capture of the first output line `pattern` matches, waiting up to 10 s for it. */
+  async line(pattern: RegExp, from = 0): Promise<string> {
+    for (let waited = 0; waited < 10_000; waited += 20) {
+      for (const line of this.out.slice(from).split('\n')) {
+        const match = pattern.exec(line);
+        if (match !== null) return match[1] ?? line;
+      }
+      await sleep(20);
+    }
+    throw new Error('feed-agent serve: no line matching ' + pattern + ' within 10 s:\n' + this.out);
+  }
+
+  /** SIGHUP, and wait until the service says it applied the seed file again. */
+  async reload(): Promise<void> {
+    const from = this.out.length;
+    this.child.kill('SIGHUP');
+    await this.line(/^seed applied again/, from);
+  }
+
+  async stop(): Promise<void> {
+    this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}

@@ -1,0 +1,42 @@
+// `npm run soak`: the long runs, a few minutes in all. SOAK_SEED=n replays a fault schedule, SOAK_MINUTES
+// sets the fault soak's length (default 3). Each run prints what it saw, counted from the service's side;
+// README.md's Guarantees section shows the latest fault soak.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildInto, killAll, workDir } from '../test/e2e/support';
+import { faultSoakProblems, faultSoakText, runFaultSoak } from './faults';
+import { nodeOverload, overloadProblems, overloadText, xsOverload } from './overload';
+import { revokeProblems, revokeText, runRevoke } from './revoke';
+import { tallyTable } from './tally';
+
+const SEED = Number(process.env.SOAK_SEED ?? Date.now() % 100_000);
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 3);
+const work = workDir('soak-');
+let cli = '';
+
+beforeAll(() => {
+  console.log(`soak: seed ${SEED} (SOAK_SEED=${SEED} npm run soak replays it)`);
+  cli = buildInto(work.dir);
+});
+afterAll(() => {
+  killAll();
+  work.remove();
+});
+
+it(`fault soak, ${MINUTES} min (SOAK_SEED=${SEED})`, async () => {
+  const report = await runFaultSoak({ seed: SEED, createOneIn: 7, readOneIn: 10, durationMs: MINUTES * 60_000, outageMs: 10_000, cli, dir: work.dir });
+  console.log(faultSoakText(report, tallyTable));
+  expect(faultSoakProblems(report)).toEqual([]);
+});
+
+it('token revoked for 30 s, then restored', async () => {
+  const report = await runRevoke({ beforeMs: 10_000, revokedMs: 30_000, afterMs: 10_000, cli, dir: work.dir });
+  console.log(revokeText(report, tallyTable));
+  expect(revokeProblems(report)).toEqual([]);
+});
+
+it('overload: a million samples into a queue of 1,024, on Node and on XS', async () => {
+  const node = await nodeOverload(1_000_000, 20, work.dir);
+  const xs = await xsOverload(1_000_000, 10);
+  console.log(overloadText(node, xs));
+  expect(overloadProblems(node, xs)).toEqual([]);
+});

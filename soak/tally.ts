@@ -1,0 +1,75 @@
+// What the service holds, counted from its side: the feeds in its SQLite file against the counters'
+// ledger, which says the highest value each counter sensor had accepted. A counter reads 0, 1, 2, … once
+// each, so every value from 0 to that highest one must be stored: a missing one was lost, a repeat is a
+// duplicate, and first arrivals out of increasing order are out of order, whatever the agent believes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { storedFeeds } from '../test/e2e/support';
+
+export interface Tally {
+  /** A resource id, or 'all'. */
+  resource: number | 'all';
+  /** Values the sensor gave and the agent accepted: 0 to the ledger's highest. */
+  accepted: number;
+  /** Feeds the service holds. */
+  stored: number;
+  /** Accepted values the service does not hold. */
+  lost: number;
+  /** Feeds that repeat a value already stored. */
+  duplicated: number;
+  /** Values that no counter gave (must be 0). */
+  foreign: number;
+  /** First arrivals in increasing order. */
+  inOrder: boolean;
+}
+
+/** The tallies of `resources` in the service file `dbFile`, against the ledger in the durable directory `durable`. */
+export function tally(dbFile: string, durable: string, resources: readonly number[]): Tally[] {
+  const highest = JSON.parse(readFileSync(join(durable, 'counters.json'), 'utf8')) as Record<string, number>;
+  const feeds = storedFeeds(dbFile);
+  const rows = resources.map((resource): Tally => {
+    const accepted = (highest[resource] ?? -1) + 1;
+    const seen = new Set<number>();
+    let duplicated = 0;
+    let foreign = 0;
+    let inOrder = true;
+    let last = -1;
+    for (const feed of feeds) {
+      if (feed.resource !== resource) continue;
+      const value = Number(feed.value);
+      if (!Number.isInteger(value) || value < 0 || value >= accepted) foreign++;
+      else if (seen.has(value)) duplicated++;
+      else {
+        seen.add(value);
+        if (value < last) inOrder = false;
+        last = value;
+      }
+    }
+    return { resource, accepted, stored: seen.size + duplicated + foreign, lost: accepted - seen.size, duplicated, foreign, inOrder };
+  });
+  const sum = (key: 'accepted' | 'stored' | 'lost' | 'duplicated' | 'foreign') => rows.reduce((n, r) => n + r[key], 0);
+  const all: Tally = {
+    resource: 'all',
+    accepted: sum('accepted'),
+    stored: sum('stored'),
+    lost: sum('lost'),
+    duplicated: sum('duplicated'),
+    foreign: sum('foreign'),
+    inOrder: rows.every((r) => r.inOrder),
+  };
+  return [...rows, all];
+}
+
+/** The tallies as a Markdown table (README, Guarantees). */
+export function tallyTable(rows: readonly Tally[]): string {
+  const lines = ['| resource | accepted | stored | lost | duplicated | in order |', '|---|--:|--:|--:|--:|---|'];
+  for (const r of rows) {
+    lines.push(`| ${r.resource} | ${group(r.accepted)} | ${group(r.stored)} | ${group(r.lost)} | ${group(r.duplicated)} | ${r.inOrder ? 'yes' : 'no'} |`);
+  }
+  return lines.join('\n');
+}
+
+/** 12,345: thousands grouped. */
+export function group(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+}

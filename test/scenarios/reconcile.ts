@@ -1,0 +1,51 @@
+// Reconciliation, branch by branch: a request whose outcome is unknown is read back (operation 6, silent)
+// before anything is sent again. Stored: it leaves the queue, nothing repeated. Not stored: it goes again.
+// Undecidable (another writer, a read-back the service failed): it goes again, counted unresolved, and
+// may be stored twice. A read-back that did not reach the service is tried again.
+import { lostAnswer } from './helpers';
+import type { Scenario } from './run';
+import { R } from './seed';
+
+export const reconcileScenarios: Scenario[] = [
+  lostAnswer('reconcile: a reset after the service stored the batch: read back, not sent again', { do: 'reset', after: true }, 'network', {
+    counts: [5, 5, 0],
+    copies: 1,
+  }),
+  lostAnswer('reconcile: a garbled 200 after the service stored the batch: read back, not sent again', { do: 'malformed' }, '200', {
+    counts: [5, 5, 0],
+    copies: 1,
+  }),
+  lostAnswer('reconcile: an answer held past the timeout after the service stored the batch: not sent again', { do: 'hold', after: true }, 'timeout', {
+    counts: [5, 5, 0],
+    copies: 1,
+  }),
+  lostAnswer('reconcile: the service stores the batch 20 s after the agent gave up: the read-back waits for it', { do: 'late', ms: 20_000 }, 'timeout', {
+    counts: [5, 5, 0],
+    copies: 1,
+  }),
+  lostAnswer('reconcile: a request lost on the way: the read-back shows nothing new, it is sent again once', { do: 'lose' }, 'network', {
+    counts: [5, 0, 0],
+    copies: 1,
+  }),
+  lostAnswer('reconcile: another writer on the resource makes it undecidable: sent again, unresolved', { do: 'reset', after: true }, 'network', {
+    counts: [5, 0, 5],
+    copies: 2,
+    meanwhile: (ctx) => ctx.service.create(R.counterA, 999_999),
+  }),
+  lostAnswer('reconcile: a failed read-back falls back to sending again, unresolved', { do: 'reset', after: true }, 'network', {
+    counts: [5, 0, 5],
+    copies: 2,
+    retries: 2,
+    rules: [{ op: 'last', action: { do: 'status', status: 503 } }],
+  }),
+  lostAnswer('reconcile: a read-back that cannot reach the service is tried again, not given up', { do: 'reset', after: true }, 'network', {
+    counts: [5, 5, 0],
+    copies: 1,
+    retries: 3,
+    rules: [{ op: 'last', times: 2, action: { do: 'reset', after: false } }],
+  }),
+  lostAnswer('reconcile: a service that stores the batch after the read-back makes a duplicate (the documented limit)', { do: 'late', ms: 40_000 }, 'timeout', {
+    counts: [5, 0, 0],
+    copies: 2,
+  }),
+];
