@@ -3,18 +3,19 @@
 // acknowledged feed through kill -9.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawData } from '../../src/core/validate';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
+import { workDir } from '../e2e/support';
 import { device } from './client';
 import { A, B, SEED } from './fixtures';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Under the project (ignored by git) so that the bundle resolves better-sqlite3 from node_modules.
-const work = mkdtempSync(join(ROOT, 'tmp', 'service-cli-'));
+const { dir: work, remove } = workDir('service-cli-');
 const cli = join(work, 'cli.js');
 const children: ChildProcess[] = [];
 
@@ -23,7 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
-  rmSync(work, { recursive: true, force: true });
+  remove();
 });
 
 interface Served {
