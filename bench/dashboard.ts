@@ -14,7 +14,7 @@ import { timestamp } from '../src/service/time';
 import { launchChromium } from '../test/support/chromium';
 import type { Chromium } from '../test/support/chromium';
 import type { BenchSection } from './section';
-import { buildCli, serve } from './service';
+import { serve } from './serve';
 
 const RESOURCES = [201, 202, 203, 204, 205, 206, 207, 208];
 const POINTS = 10_000;
@@ -60,8 +60,8 @@ function database(file: string, feeds: boolean): void {
 }
 
 /** Median milliseconds from navigation to the page's `dashboard:drawn` mark; checks every point was drawn. */
-async function renderMs(browser: Chromium, cli: string, seedFile: string, dbFile: string, points: number): Promise<number> {
-  const service = await serve(cli, ['--seed', seedFile, '--db', dbFile]);
+async function renderMs(browser: Chromium, seedFile: string, dbFile: string, points: number): Promise<number> {
+  const service = await serve(['--seed', seedFile, '--db', dbFile]);
   try {
     const times: number[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -108,7 +108,6 @@ function median(values: number[]): number {
 }
 
 export async function benchDashboard(): Promise<BenchSection> {
-  const cli = buildCli();
   const dir = mkdtempSync(join(tmpdir(), 'feed-agent-bench-dashboard-'));
   const browser = await launchChromium();
   try {
@@ -119,8 +118,8 @@ export async function benchDashboard(): Promise<BenchSection> {
     database(full, true);
     database(empty, false);
     const points = RESOURCES.length * POINTS;
-    const render = await renderMs(browser, cli, seedFile, full, points);
-    const renderEmpty = await renderMs(browser, cli, seedFile, empty, 0);
+    const render = await renderMs(browser, seedFile, full, points);
+    const renderEmpty = await renderMs(browser, seedFile, empty, 0);
     const indexed = pageMs(full, true);
     const scanned = pageMs(full, false);
     const total = HISTORY + points;

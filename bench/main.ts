@@ -1,12 +1,24 @@
-// Runs every benchmark section and prints them: a readable table, or with --json one JSON object of
-// all figures as the last line of output.
-import { benchDashboard } from './dashboard';
-import { benchFirmware } from './firmware';
-import { benchFootprint } from './footprint';
+// Runs the benchmark sections and prints them: a readable table, or with --json one JSON object of all
+// figures as the last line of output. `--only NAME[,NAME]` runs only the sections named (see SECTIONS).
+//
+// Each section runs in a process of its own (runSection), and its module is imported only there: the XS
+// harness locks its process down with SES (@endo/init), which slows ordinary JavaScript by a third, and a
+// section's memory, timers and sockets must not weigh on the next.
+import { parseArgs } from 'node:util';
+import { format } from './measure';
+import { runSection, SECTION_ENV } from './section';
 import type { BenchRow, BenchSection } from './section';
-import { benchService } from './service';
 
-const SECTIONS: (() => Promise<BenchSection>)[] = [benchFootprint, benchService, benchDashboard, benchFirmware];
+const SECTIONS: Record<string, () => Promise<BenchSection>> = {
+  footprint: async () => (await import('./footprint')).benchFootprint(),
+  service: async () => (await import('./service')).benchService(),
+  wire: async () => (await import('./wire')).benchWire(),
+  node: async () => (await import('./end-to-end')).benchEndToEnd(),
+  latency: async () => (await import('./latency')).benchLatency(),
+  gateway: async () => (await import('./gateway')).benchGateway(),
+  dashboard: async () => (await import('./dashboard')).benchDashboard(),
+  firmware: async () => (await import('./firmware')).benchFirmware(),
+};
 
 function table(section: BenchSection): string {
   const width = Math.max(...section.rows.map((r) => r.label.length));
@@ -14,20 +26,24 @@ function table(section: BenchSection): string {
     const baseline = r.baseline === undefined ? '' : '   baseline ' + format(r.baseline);
     return '  ' + r.label.padEnd(width) + '  ' + format(r.value).padStart(10) + ' ' + r.unit + baseline;
   });
-  return section.title + '\n' + (section.note === undefined ? '' : '  ' + section.note + '\n') + lines.join('\n');
+  const note = section.note === undefined ? [] : ['  ' + section.note];
+  return [section.title, ...note, ...lines, ...(section.table ?? [])].join('\n');
 }
 
-/** Thousands grouped by hand: the XS harness's lockdown (SES) turns toLocaleString into toString. */
-function format(n: number): string {
-  const [whole, fraction] = String(Math.round(n * 1000) / 1000).split('.');
-  return whole.replace(/\B(?=(\d{3})+$)/g, ',') + (fraction === undefined ? '' : '.' + fraction);
+const own = process.env[SECTION_ENV];
+if (own !== undefined) {
+  console.log(JSON.stringify(await SECTIONS[own]()));
+} else {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });
+  const names = values.only === undefined ? Object.keys(SECTIONS) : values.only.split(',');
+  const unknown = names.filter((name) => !Object.hasOwn(SECTIONS, name));
+  if (unknown.length > 0) throw new Error(`--only: no section ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
+  const json = values.json === true;
+  const figures: Record<string, number> = {};
+  for (const name of names) {
+    const section = runSection(name);
+    Object.assign(figures, section.figures);
+    if (!json) console.log(table(section) + '\n');
+  }
+  if (json) console.log(JSON.stringify(figures));
 }
-
-const json = process.argv.slice(2).includes('--json');
-const figures: Record<string, number> = {};
-for (const run of SECTIONS) {
-  const section = await run();
-  Object.assign(figures, section.figures);
-  if (!json) console.log(table(section) + '\n');
-}
-if (json) console.log(JSON.stringify(figures));

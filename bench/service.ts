@@ -2,56 +2,25 @@
 // of 100) beside operation 3 (one feed per request) as the baseline, in memory and in a WAL file, and
 // operation 6 requests per second. The service is `feed-agent serve` in a child process (its own core, as
 // users run it); a few keep-alive clients in this process keep it busy, bounded in time and count.
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_TOKEN } from '../src/service';
+import { VALUES } from './demo';
 import type { BenchSection } from './section';
+import { serve } from './serve';
 
 const CLIENTS = 4;
 const WARMUP_MS = 300;
 const RUN_MS = 1500;
 const MAX_REQUESTS = 20_000;
 const BATCH = 100;
-// A valid value for each demo resource.
-const VALUES: Record<number, number | string> = { 101: 1, 102: 21.5, 103: 55, 104: 40, 105: 123456, 106: 'on', 107: 0, 108: 18 };
 
 interface Load {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
-}
-
-/** Builds the CLI as `npm run build` does, into the bench cache (so it is never stale). */
-export function buildCli(): string {
-  const dir = resolve('node_modules/.cache/feed-agent-bench/service');
-  execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', dir]);
-  return join(dir, 'cli.js');
-}
-
-/** Runs `feed-agent serve` in a child process (its own core); resolves with its URL and a way to stop it. */
-export async function serve(cli: string, args: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((done) => child.once('exit', done));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const first = /^listening on (\S+)\n/.exec(out);
-      if (first !== null) resolveUrl(first[1]);
-    });
-    void exited.then(() => reject(new Error('feed-agent serve exited: ' + out)));
-  });
-  child.stdout.resume();
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 function send(agent: Agent, url: string, load: Load): Promise<void> {
@@ -106,8 +75,8 @@ const singleLoad: Load = { method: 'POST', path: `${root}/resource/102/feeds`, b
 const lastFeedsLoad: Load = { method: 'GET', path: `${root}/resources/${DEMO_RESOURCES.join(',')}/feeds/last` };
 
 /** Feeds per second through operations 4 and 3, and operation-6 requests per second, on one service. */
-async function rates(cli: string, args: string[]): Promise<{ batch: number; single: number; op6: number }> {
-  const service = await serve(cli, args);
+async function rates(args: string[]): Promise<{ batch: number; single: number; op6: number }> {
+  const service = await serve(args);
   try {
     const batch = BATCH * (await requestsPerSecond(service.url, batchLoad));
     const single = await requestsPerSecond(service.url, singleLoad);
@@ -119,12 +88,11 @@ async function rates(cli: string, args: string[]): Promise<{ batch: number; sing
 }
 
 export async function benchService(): Promise<BenchSection> {
-  const cli = buildCli();
-  const memory = await rates(cli, []);
+  const memory = await rates([]);
   const dir = mkdtempSync(join(tmpdir(), 'feed-agent-bench-'));
   let file: Awaited<ReturnType<typeof rates>>;
   try {
-    file = await rates(cli, ['--db', join(dir, 'bench.db')]);
+    file = await rates(['--db', join(dir, 'bench.db')]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -21,6 +21,13 @@ export interface HttpOptions {
    * Read once, when the host is created. Not together with `dispatcher`.
    */
   caFile?: string;
+  /**
+   * The most connections open to one origin at once; further requests wait for one. Default: no limit.
+   * Many agents sharing one request function (a gateway, a simulated fleet) keep the sockets on both
+   * sides few this way: unbounded, a thousand devices flushing together open a thousand connections,
+   * past what a service accepts (docs/gateway.md). Not together with `dispatcher`.
+   */
+  connections?: number;
 }
 
 // Failures of connecting (name lookup, routing, refusal) happen before a byte of the request is written.
@@ -117,11 +124,11 @@ function redact(message: string, headers: Record<string, string>): string {
 }
 
 function dispatcherFor(options: HttpOptions): Dispatcher | undefined {
-  if (options.caFile === undefined) return options.dispatcher;
-  if (options.dispatcher !== undefined) throw new TypeError('give caFile or dispatcher, not both');
+  if (options.caFile === undefined && options.connections === undefined) return options.dispatcher;
+  if (options.dispatcher !== undefined) throw new TypeError('give caFile and connections, or a dispatcher, not both');
   // `ca` replaces the trusted set: keep the system's roots and add the file's.
-  const ca = [...rootCertificates, readFileSync(options.caFile, 'utf8')];
+  const connect = options.caFile === undefined ? undefined : { ca: [...rootCertificates, readFileSync(options.caFile, 'utf8')] };
   // Loaded only here: most hosts never need undici's own Agent, and it is a large module.
   const { Agent } = createRequire(import.meta.url)('undici') as typeof import('undici');
-  return new Agent({ connect: { ca } });
+  return new Agent({ connect, connections: options.connections });
 }

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LIMITS } from '../core/wire';
-import { DEMO_SEED, parseSeed, startService } from '../service';
+import { DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, parseSeed, startService } from '../service';
 import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
 
 const HELP = `usage: feed-agent serve [options]
@@ -12,6 +12,8 @@ const HELP = `usage: feed-agent serve [options]
   --host HOST             address to listen on (default 127.0.0.1)
   --port PORT             port; 0 picks a free one (default 8080)
   --seed FILE             devices, resources and subtypes to start with (default: a built-in demo device)
+  --demo-devices N        without --seed: N devices like the demo device, to load-test with
+                          \`feed-agent simulate --devices N\` (default 1)
   --db FILE               SQLite file to keep the data in (default: in memory)
   --max-ids N             ids allowed in one path (default ${LIMITS.maxIdsInPath})
   --max-elements N        elements allowed in one operation-4 body (default ${LIMITS.maxBatchElements})
@@ -36,6 +38,7 @@ async function runServe(args: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8080' },
       seed: { type: 'string' },
+      'demo-devices': { type: 'string' },
       db: { type: 'string' },
       'max-ids': { type: 'string' },
       'max-elements': { type: 'string' },
@@ -68,6 +71,11 @@ async function runServe(args: string[]): Promise<void> {
       ...(burst !== undefined && { burst: integer(burst, '--rate-limit burst', 1) }),
     };
   }
+  const fleet = values['demo-devices'] === undefined ? 1 : integer(values['demo-devices'], '--demo-devices', 1, MAX_DEMO_DEVICES);
+  if (values['demo-devices'] !== undefined) {
+    if (values.seed !== undefined) throw new Error('--demo-devices makes the demo fleet; it cannot be combined with --seed');
+    options.demoDevices = fleet;
+  }
   if (values.seed !== undefined) options.seed = readSeed(values.seed);
 
   const service = await startService(options);
@@ -76,6 +84,7 @@ async function runServe(args: string[]): Promise<void> {
   // A password given by flag or environment is the user's own: it is not printed back.
   const access = dashboard.password === null ? '' : password === undefined ? `  (password ${dashboard.password}, any user name)` : '  (with your password)';
   console.log(`dashboard ${dashboard.url}${access}`);
+  if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
   process.on('SIGHUP', () => reload(service, values.seed));
@@ -127,6 +136,21 @@ function demoText(url: string, demo: DemoDevice): string {
     `  curl ${base}/resource/${demo.resources[0]}`,
     `  curl -X POST -H 'Authorization: Bearer ${demo.token}' -H 'Content-Type: application/json' \\`,
     `       -d '{"input": 21.5}' ${base}/resource/${demo.resources[1]}/feeds`,
+  ].join('\n');
+}
+
+/** The demo fleet: how its keys, tokens and resources go, and the command that simulates all of it. */
+function fleetText(url: string, n: number): string {
+  const row = (k: number) => {
+    const d = demoFleetDevice(k);
+    return `  ${String(k + 1).padEnd(7)} ${d.publicKey}  ${d.token}  ${d.resources[0]}-${d.resources[d.resources.length - 1]}`;
+  };
+  const shown = n <= 4 ? Array.from({ length: n }, (_, k) => row(k)) : [row(0), row(1), '  …', row(n - 1)];
+  return [
+    `demo fleet (--demo-devices ${n}): ${n} devices like the demo device below`,
+    '  device  public key                token                     resources',
+    ...shown,
+    `simulate all of them: npx feed-agent simulate --url ${url} --devices ${n}`,
   ].join('\n');
 }
 

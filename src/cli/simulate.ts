@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../core/config';
+import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
 import { parseSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
 import { SimulationInputError, startSimulation } from '../sim/simulator';
@@ -21,6 +22,9 @@ this process and simulates its demo device.
   --token TOKEN          the device's token (or FEED_AGENT_TOKEN, or "token"); never printed
   --ca FILE              trust the CA certificates in this PEM file besides the system's (a private service)
   --resources 73,74      resources to feed with a signal chosen from their subtype
+  --devices N            simulate the first N devices of the demo fleet, of the local service or of the
+                         one at --url (started with feed-agent serve --demo-devices N), with no key or
+                         token; the status line sums them
   --config FILE          sensors, signals, actuators and uplink settings (JSON; see docs/simulator.md)
   --duration SECONDS     stop after this long (default: run until Ctrl-C)
   --drain-timeout SECONDS  on stop, how long the queue may take to drain (default 10)
@@ -57,9 +61,11 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     return 0;
   }
   const config = values.config === undefined ? null : readConfig(values.config);
-  const view = new StatusView(values.json === true ? 'json' : process.stdout.isTTY ? 'tty' : 'plain', process.stdout);
+  const devices = values.devices === undefined ? 1 : deviceCount(values.devices);
+  const view = new StatusView(values.json === true ? 'json' : process.stdout.isTTY ? 'tty' : 'plain', process.stdout, devices);
   const simulation = await startSimulation({
-    target: target(values, config),
+    target: devices > 1 ? fleetTarget(values, config) : target(values, config),
+    devices,
     config,
     resources: values.resources === undefined ? null : resourceList(values.resources),
     durationMs: values.duration === undefined ? null : seconds(values.duration, '--duration') * 1000,
@@ -102,6 +108,7 @@ function parseFlags(args: string[]) {
         token: { type: 'string' },
         ca: { type: 'string' },
         resources: { type: 'string' },
+        devices: { type: 'string' },
         config: { type: 'string' },
         duration: { type: 'string' },
         'drain-timeout': { type: 'string' },
@@ -162,6 +169,38 @@ function target(values: { url?: string; key?: string; token?: string; config?: s
   if (key === undefined || key.value === '') throw new UsageError('a public key is needed with a URL: --key, FEED_AGENT_PUBLIC_KEY or "publicKey" in the config');
   if (token === undefined || token.value === '') throw new UsageError('a token is needed with a URL: --token, FEED_AGENT_TOKEN or "token" in the config');
   return { url: url.value, publicKey: key.value, token: token.value };
+}
+
+/**
+ * Where the demo fleet is: the URL as for one device (none: a local service). Its devices' keys and tokens
+ * follow from their number, and each is shaped like the demo device: none of that may be given.
+ */
+function fleetTarget(values: { url?: string; key?: string; token?: string; resources?: string; config?: string }, config: SimConfig | null): Target | null {
+  const given = [
+    values.key !== undefined && '--key',
+    values.token !== undefined && '--token',
+    process.env.FEED_AGENT_PUBLIC_KEY && 'FEED_AGENT_PUBLIC_KEY',
+    process.env.FEED_AGENT_TOKEN && 'FEED_AGENT_TOKEN',
+    values.resources !== undefined && '--resources',
+    ...(['publicKey', 'token', 'resources', 'sensors', 'actuators'] as const).map((key) =>
+      config !== null && (Array.isArray(config[key]) ? (config[key] as unknown[]).length > 0 : config[key] !== undefined) && `"${key}" in ${values.config}`,
+    ),
+  ].filter((x): x is string => typeof x === 'string');
+  if (given.length > 0) {
+    throw new UsageError(`--devices simulates the demo fleet as it is, with its own keys, tokens and resources: not with ${given.join(', ')}`);
+  }
+  const url = values.url ?? (process.env.FEED_AGENT_URL || undefined) ?? config?.url;
+  if (url === undefined) return null;
+  if (!isServiceUrl(url)) throw new UsageError(`the URL must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  // The fleet's first device; the others' keys and tokens follow from it.
+  const first = demoFleetDevice(0);
+  return { url, publicKey: first.publicKey, token: first.token };
+}
+
+function deviceCount(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_DEMO_DEVICES) throw new UsageError(`--devices must be an integer from 1 to ${MAX_DEMO_DEVICES}, got ${JSON.stringify(text)}`);
+  return n;
 }
 
 function isServiceUrl(text: string): boolean {

@@ -88,6 +88,12 @@ export class SampleQueue {
   /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
   private lastSpecial_ = -1;
   private locked_ = 0;
+  /**
+   * Where the first locked sample is, once evictions turned the locked samples in their slots (see
+   * `makeRoom_`): the i-th of them is at offset `(i + head_) mod locked_` from `first_`. 0 when they are
+   * in order, always when nothing is locked.
+   */
+  private head_ = 0;
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
   private high_ = 0;
   private dropped_ = 0;
@@ -222,7 +228,9 @@ export class SampleQueue {
 
   /** `at` of the oldest sample; -1 when the queue is empty. */
   oldestAt(): number {
-    return this.length === 0 ? -1 : this.ats_[this.first_ % this.capacity];
+    if (this.length === 0) return -1;
+    // The oldest is the first locked sample, which a turn moved (see `makeRoom_`).
+    return this.ats_[(this.first_ + this.head_) % this.capacity];
   }
 
   /** Resource of the `i`-th sample from the head. */
@@ -256,6 +264,27 @@ export class SampleQueue {
     if (!(from >= 0 && count >= 0 && from + count <= this.length) || from % 1 !== 0 || count % 1 !== 0) {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
+    if (this.head_ !== 0) this.unturn_();
+    return this.body_(from, count);
+  }
+
+  /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
+  lock(count: number): void {
+    if (this.head_ !== 0) this.unturn_();
+    this.locked_ = this.checkCount_(count);
+  }
+
+  /**
+   * `lock(count)`, then their operation-4 body, as `encode(0, count)` gives it: what is sent is what is
+   * locked, and the send path runs one range check, not two (XS compute per sample, docs/xs.md).
+   */
+  take_(count: number): string {
+    this.lock(count);
+    return this.body_(0, count);
+  }
+
+  /** encode, once the range is known to be in the queue and the samples in order. */
+  private body_(from: number, count: number): string {
     if (count === 0) return '[]';
     if (this.entriesBuilt_ !== this.entriesClaimed_) this.buildTexts_();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
@@ -266,18 +295,18 @@ export class SampleQueue {
     return '[' + (head < count ? body + '},' + this.run_(0, count - head, special) : body) + '}]';
   }
 
-  /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
-  lock(count: number): void {
-    this.locked_ = this.checkCount_(count);
-  }
-
+  /** The request failed: its samples stay at the head, in their order, and may be evicted again. */
   unlock(): void {
+    if (this.head_ !== 0) this.unturn_();
     this.locked_ = 0;
   }
 
   /** Removes `count` samples from the head (acknowledged or set aside), with their strings and their lock. */
   shift(count: number): void {
     this.checkCount_(count);
+    // Removing part of the locked samples needs them in order; removing all of them does not.
+    if (this.head_ !== 0 && count < this.locked_) this.unturn_();
+    if (count >= this.locked_) this.head_ = 0;
     if (this.poolUsed_ > 0) {
       let freed = 0;
       for (let p = this.first_; p < this.first_ + count; p++) {
@@ -294,6 +323,7 @@ export class SampleQueue {
   clear(): void {
     this.remove_(this.length);
     this.locked_ = 0;
+    this.head_ = 0;
     this.poolTail_ = 0;
     this.poolUsed_ = 0;
   }
@@ -325,61 +355,93 @@ export class SampleQueue {
       if (this.tags_[j] >= STRING_TAG) freed += lengthOf(this.values_[j]);
       evict++;
     }
-    if (this.locked_ > 0) this.slideLocked_(evict, freed);
+    if (this.locked_ > 0) this.makeRoom_(evict);
     this.remove_(evict);
+    if (this.locked_ > 0 && freed > 0) this.slideLockedStrings_(freed);
     this.poolUsed_ -= freed;
     this.dropped_ += evict;
     return true;
   }
 
   /**
-   * Moves the locked samples `by` positions toward the tail, over the evicted ones right behind them, and
-   * their strings `freed` bytes forward, over the evicted strings: queue and pool stay gapless and in
-   * order. Costs the locked samples and their bytes (a batch at most), never the whole queue.
+   * Frees the slots of the `by` samples evicted right behind the locked ones by moving locked samples
+   * onto them, so that the free slots are at the head, where the ring continues. The fewest moves do it:
+   * when `by` is below the locked count, the first `by` locked slots move behind the last one and the
+   * locked samples are turned by `by` in their slots (`head_`), otherwise each moves once. Under
+   * overflow while a request is out, every new sample evicts one: that costs one move, not the batch.
    */
-  private slideLocked_(by: number, freed: number): void {
-    const from = this.first_ % this.capacity;
-    const to = (this.first_ + by) % this.capacity;
-    const n = this.locked_;
-    // No string bytes freed and neither range across the ring's end (the common case under overload, a
-    // push per sample while a batch is out): one native copy per array, a few bytecodes on XS where the
-    // loop below costs about 180 per locked sample. `lastSpecial_` may only err high (encode checks more).
-    if (freed === 0 && from + n <= this.capacity && to + n <= this.capacity) {
-      this.resources_.copyWithin(to, from, from + n);
-      this.tags_.copyWithin(to, from, from + n);
-      this.values_.copyWithin(to, from, from + n);
-      this.ats_.copyWithin(to, from, from + n);
-      if (this.seqs_ !== null) this.seqs_.copyWithin(to, from, from + n);
-      if (this.lastSpecial_ >= this.first_) this.lastSpecial_ = Math.max(this.lastSpecial_, this.first_ + n - 1 + by);
-      return;
-    }
+  private makeRoom_(by: number): void {
+    const locked = this.locked_;
+    const jump = Math.max(by, locked);
+    for (let k = 0, moves = Math.min(by, locked); k < moves; k++) this.moveSlot_(this.first_ + k, this.first_ + k + jump);
+    if (by < locked) this.head_ = (this.head_ + locked - by) % locked;
+  }
+
+  /**
+   * The strings of the locked samples start the pool and the evicted ones came next: the locked bytes move
+   * `freed` bytes forward over them, so the pool stays gapless and in order. Only when strings were
+   * evicted behind a lock: costs the locked samples and their bytes (a batch at most).
+   */
+  private slideLockedStrings_(freed: number): void {
     const poolStart = this.poolAt_(this.poolTail_ + this.poolBytes_ - this.poolUsed_);
     let lockedBytes = 0;
-    // Backwards, so a sample is read before the slide overwrites it.
-    for (let i = this.locked_ - 1; i >= 0; i--) {
-      const from = this.slot_(i);
-      const to = (this.first_ + i + by) % this.capacity;
-      if (this.tags_[from] >= NO_ENTRY) this.lastSpecial_ = Math.max(this.lastSpecial_, this.first_ + i + by);
-      this.resources_[to] = this.resources_[from];
-      this.tags_[to] = this.tags_[from];
-      this.ats_[to] = this.ats_[from];
-      if (this.seqs_ !== null) this.seqs_[to] = this.seqs_[from];
-      const v = this.values_[from];
-      if (this.tags_[from] >= STRING_TAG) {
-        const length = lengthOf(v);
-        lockedBytes += length;
-        this.values_[to] = length * LENGTH_UNIT + this.poolAt_(offsetOf(v) + freed);
-      } else {
-        this.values_[to] = v;
-      }
+    for (let p = this.first_; p < this.first_ + this.locked_; p++) {
+      const j = p % this.capacity;
+      if (this.tags_[j] < STRING_TAG) continue;
+      const length = lengthOf(this.values_[j]);
+      lockedBytes += length;
+      this.values_[j] = length * LENGTH_UNIT + this.poolAt_(offsetOf(this.values_[j]) + freed);
     }
-    if (freed === 0 || lockedBytes === 0) return;
+    if (lockedBytes === 0) return;
     const pool = this.pool_;
     if (poolStart + freed + lockedBytes <= this.poolBytes_) {
       pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
     } else {
+      // Backwards, so a byte is read before the slide overwrites it.
       for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt_(poolStart + freed + b)] = pool[this.poolAt_(poolStart + b)];
     }
+  }
+
+  /** Puts the locked samples back in their order (after `makeRoom_` turned them): three reversals, no extra memory. */
+  private unturn_(): void {
+    const locked = this.locked_;
+    // Sample i is at offset (i + head) mod locked: turning the block left by head restores the order.
+    const d = this.head_;
+    this.reverse_(0, d);
+    this.reverse_(d, locked);
+    this.reverse_(0, locked);
+    this.head_ = 0;
+  }
+
+  /** Reverses the samples at offsets [from, to) from the head. */
+  private reverse_(from: number, to: number): void {
+    for (let a = this.first_ + from, b = this.first_ + to - 1; a < b; a++, b--) this.swap_(a, b);
+  }
+
+  /** Copies the sample at position `from` to position `to`, keeping `lastSpecial_` at or above every special one. */
+  private moveSlot_(from: number, to: number): void {
+    const a = from % this.capacity, b = to % this.capacity;
+    const tag = this.tags_[a];
+    if (tag >= NO_ENTRY && to > this.lastSpecial_) this.lastSpecial_ = to;
+    this.resources_[b] = this.resources_[a];
+    this.tags_[b] = tag;
+    this.values_[b] = this.values_[a];
+    this.ats_[b] = this.ats_[a];
+    if (this.seqs_ !== null) this.seqs_[b] = this.seqs_[a];
+  }
+
+  /** Exchanges the samples at positions `pa` < `pb`. */
+  private swap_(pa: number, pb: number): void {
+    const a = pa % this.capacity, b = pb % this.capacity;
+    const resource = this.resources_[a], tag = this.tags_[a], value = this.values_[a], at = this.ats_[a];
+    const seq = this.seqs_ === null ? 0 : this.seqs_[a];
+    this.moveSlot_(pb, pa);
+    if (tag >= NO_ENTRY && pb > this.lastSpecial_) this.lastSpecial_ = pb;
+    this.resources_[b] = resource;
+    this.tags_[b] = tag;
+    this.values_[b] = value;
+    this.ats_[b] = at;
+    if (this.seqs_ !== null) this.seqs_[b] = seq;
   }
 
   /**
@@ -443,7 +505,8 @@ export class SampleQueue {
     if (!Number.isInteger(i) || i < 0 || i >= this.length) {
       throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
     }
-    return (this.first_ + i) % this.capacity;
+    const j = i < this.locked_ ? (i + this.head_) % this.locked_ : i;
+    return (this.first_ + j) % this.capacity;
   }
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */

@@ -177,8 +177,7 @@ export class Uplink implements Job {
     else {
       // The sending phase, inline: a method of its own would cost an async call and an await per batch
       // (XS compute per sample, docs/xs.md).
-      this.queue_.lock(n);
-      const body = this.queue_.encode(0, n);
+      const body = this.queue_.take_(n);
       let outcome: BatchOutcome | null = null;
       let error: unknown = null;
       try {

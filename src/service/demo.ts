@@ -1,7 +1,9 @@
 // The built-in demo device, used when no seed is given: a small greenhouse controller whose resources
 // cover every kind of restriction (binary, signed and wide ranges, a regex) and two actuators, so a
 // simulator has something to feed. Its key and token are fixed and printed: it is a local demo.
-import type { Seed } from './seed';
+// The demo fleet is N such devices, for load tests: the first is the demo device, and device k's key,
+// token and resource ids follow from k, so a simulator finds the same fleet from N alone.
+import type { Seed, SeedDevice } from './seed';
 
 export const DEMO_PUBLIC_KEY = '7A1F0C3E9B52D4E8A6C01F93';
 export const DEMO_TOKEN = '5B8E2F71C4A09D36E1F7A2C8';
@@ -46,6 +48,46 @@ export const DEMO_RESOURCES: number[] = DEMO_SEED.devices[0].resources.map((r) =
 export const DEMO_ACTUATORS: number[] = DEMO_SEED.devices[0].resources
   .filter((r) => DEMO_SEED.subtypes.some((s) => s.id_resource_subtype === r.id_resource_subtype && s.id_resource_type === ACTUATOR))
   .map((r) => r.id_resource);
+
+/** The most devices a demo fleet may have: their resource ids stay below 10,000,000. */
+export const MAX_DEMO_DEVICES = 100_000;
+
+export interface DemoDevice {
+  publicKey: string;
+  token: string;
+  resources: number[];
+}
+
+// Device k of a fleet (k ≥ 1) keeps the first 16 characters of the demo key and token and ends in k as 8
+// hexadecimal digits; its resource ids are the demo's plus 100·k.
+const FLEET_PREFIX = 16;
+const FLEET_ID_STEP = 100;
+
+function fleetName(value: string, k: number): string {
+  return k === 0 ? value : value.slice(0, FLEET_PREFIX) + k.toString(16).toUpperCase().padStart(8, '0');
+}
+
+/** Device k (from 0) of the demo fleet; device 0 is the demo device. */
+export function demoFleetDevice(k: number): DemoDevice {
+  return { publicKey: fleetName(DEMO_PUBLIC_KEY, k), token: fleetName(DEMO_TOKEN, k), resources: DEMO_RESOURCES.map((id) => id + FLEET_ID_STEP * k) };
+}
+
+/** The seed of a demo fleet of `n` devices (1 to MAX_DEMO_DEVICES): the demo's subtypes and n copies of its device. */
+export function demoFleetSeed(n: number): Seed {
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_DEMO_DEVICES) throw new RangeError(`a demo fleet has 1 to ${MAX_DEMO_DEVICES} devices, not ${n}`);
+  const demo = DEMO_SEED.devices[0];
+  const devices: SeedDevice[] = [demo];
+  for (let k = 1; k < n; k++) {
+    const d = demoFleetDevice(k);
+    devices.push({
+      public_key: d.publicKey,
+      token: d.token,
+      name: demo.name + ' ' + (k + 1),
+      resources: demo.resources.map((r) => ({ ...r, id_resource: r.id_resource + FLEET_ID_STEP * k })),
+    });
+  }
+  return { subtypes: DEMO_SEED.subtypes, devices };
+}
 
 function subtype(id: number, type: number, name: string, nameI18n: string, begin: number, end: number, description: string | null = null) {
   return {

@@ -7,7 +7,7 @@ import type { FeedInput, InputValue } from '../core/wire';
 import { MESSAGE_FEED_CREATED } from '../core/wire';
 import { HttpError, successBody } from './http';
 import { batchBody, batchElement, feedBody } from './parse';
-import { createdFeedRecord, resourceRecord } from './records';
+import { createdFeedJson, resourceRecord } from './records';
 import type { DeviceEntry, ResourceEntry, Store } from './store';
 
 export interface Context {
@@ -53,7 +53,7 @@ export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: n
   check(input, resource, '');
   return ctx.store.transaction(() => {
     const feed = ctx.store.insertFeeds([{ resource: id, rawData: rawData(input) }], ctx.stamp);
-    const response = successBody(JSON.stringify(createdFeedRecord(input, id, ctx.stamp, feed)), MESSAGE_FEED_CREATED);
+    const response = successBody(createdFeedJson(JSON.stringify(input), id, ctx.stamp, feed), MESSAGE_FEED_CREATED);
     ctx.store.touch(id, {
       outgoingBytes: bodyBytes,
       incomeBytes: Buffer.byteLength(response),
@@ -76,7 +76,7 @@ export function platformFeed(store: Store, id: number, body: unknown, stamp: str
   const input = feedBody(body);
   check(input, resource, '');
   const feed = store.platformFeed(id, rawData(input), stamp);
-  return successBody(JSON.stringify(createdFeedRecord(input, id, stamp, feed)), MESSAGE_FEED_CREATED);
+  return successBody(createdFeedJson(JSON.stringify(input), id, stamp, feed), MESSAGE_FEED_CREATED);
 }
 
 interface Written {
@@ -103,10 +103,14 @@ export function createFeeds(ctx: Context, body: unknown, maxElements: number): s
     const parts = elements.map((element, i) => {
       const id = element.id_resource;
       const feed = first + i;
-      const part = JSON.stringify(createdFeedRecord(element.input, id, ctx.stamp, feed));
+      const input = JSON.stringify(element.input);
+      const part = createdFeedJson(input, id, ctx.stamp, feed);
       // The element as read: id_resource and input only; fields the service ignores are not counted.
-      const outgoing = Buffer.byteLength(JSON.stringify(element));
-      const income = Buffer.byteLength(part);
+      const read = '{"id_resource":' + id + ',"input":' + input + '}';
+      // Only a string input can hold other than ASCII: the rest counts its characters as bytes.
+      const wide = typeof element.input === 'string';
+      const outgoing = wide ? Buffer.byteLength(read) : read.length;
+      const income = wide ? Buffer.byteLength(part) : part.length;
       const seen = written.get(id);
       if (seen === undefined) written.set(id, { outgoing, income, first: feed, last: feed });
       else {

@@ -1,6 +1,6 @@
 // The records of the interface (§2.2-2.4) built from stored rows, with their fields in the interface's
 // order; presence (is_alive / is_dead) is computed here, at read time.
-import type { CreatedFeed, InputValue, Resource, Subtype } from '../core/wire';
+import type { Resource, Subtype } from '../core/wire';
 import { isAlive } from './presence';
 import type { ResourceRow } from './store';
 import { timestamp } from './time';
@@ -39,7 +39,12 @@ export function resourceRecord(row: ResourceRow, subtype: Subtype, nowMs: number
   };
 }
 
-/** A feed as created (operations 3, 4): the order of §4.3, and `raw_data` is the input as sent. */
-export function createdFeedRecord(input: InputValue, resource: number, createdAt: string, id: number): CreatedFeed {
-  return { raw_data: input, id_resource: resource, created_at: createdAt, id_resource_feed: id };
+/**
+ * A feed as created (operations 3, 4), as JSON text: the fields in the order of §4.3, `raw_data` the input
+ * as sent (`inputJson`, its JSON text). Written out rather than stringified: operation 4 makes one per
+ * element, and building an object to stringify it cost a third of the service's time in a batch of 1,000.
+ */
+export function createdFeedJson(inputJson: string, resource: number, createdAt: string, id: number): string {
+  // A timestamp (`YYYY-MM-DD HH:MM:SS`) needs no escaping.
+  return '{"raw_data":' + inputJson + ',"id_resource":' + resource + ',"created_at":"' + createdAt + '","id_resource_feed":' + id + '}';
 }

@@ -7,7 +7,8 @@ import { LIMITS } from '../core/wire';
 import { bearerToken, tokenMatches } from './auth';
 import { createDashboard } from './dashboard';
 import type { Dashboard, DashboardOptions } from './dashboard';
-import { DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN } from './demo';
+import { demoFleetDevice, demoFleetSeed } from './demo';
+import type { DemoDevice } from './demo';
 import { answerClientError, ClientGone, failureBody, HttpError, readBody, send } from './http';
 import * as operations from './operations';
 import { checkContentType, parseId, parseIdList, parseJson, parseSilent } from './parse';
@@ -41,6 +42,8 @@ export interface ServiceOptions {
   port?: number;
   /** Subtypes, devices and resources to start with; without it, the built-in demo device. */
   seed?: Seed;
+  /** Without a seed: this many devices like the demo device (the demo fleet, docs/service.md). Default 1. */
+  demoDevices?: number;
   /** SQLite file; without it the data lives in memory. */
   dbFile?: string;
   /** Wall-clock ms; every timestamp, presence and the rate limit read it. Default Date.now. */
@@ -53,16 +56,12 @@ export interface ServiceOptions {
   dashboard?: DashboardOptions;
 }
 
-export interface DemoDevice {
-  publicKey: string;
-  token: string;
-  resources: number[];
-}
+export type { DemoDevice };
 
 /** A service that is not listening yet. */
 export interface Service {
   server: Server;
-  /** The built-in demo device, present when no seed was given. */
+  /** The built-in demo device (the first of a demo fleet), present when no seed was given. */
   demo?: DemoDevice;
   /** With the dashboard: its password (null on loopback without one). */
   dashboardPassword?: string | null;
@@ -96,7 +95,8 @@ export function createService(options: ServiceOptions = {}): Service {
   const limits = checkLimits({ ...LIMITS, ...options.limits });
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const limiter = options.rateLimit === undefined ? null : new RateLimiter(options.rateLimit, now);
-  const seed = options.seed === undefined ? DEMO_SEED : checkSeed(options.seed);
+  if (options.seed !== undefined && options.demoDevices !== undefined) throw new TypeError('give a seed or demoDevices, not both');
+  const seed = options.seed === undefined ? demoFleetSeed(options.demoDevices ?? 1) : checkSeed(options.seed);
   const store = new Store(options.dbFile);
   let dashboard: Dashboard | undefined;
   try {
@@ -192,7 +192,7 @@ export function createService(options: ServiceOptions = {}): Service {
       server.closeAllConnections();
     }));
 
-  const demo = options.seed === undefined ? { publicKey: DEMO_PUBLIC_KEY, token: DEMO_TOKEN, resources: [...DEMO_RESOURCES] } : undefined;
+  const demo = options.seed === undefined ? demoFleetDevice(0) : undefined;
   const applySeed = (next: Seed): void => store.applySeed(checkSeed(next), timestamp(now()));
   return { server, demo, dashboardPassword: dashboard?.password, applySeed, close };
 }

@@ -1,24 +1,26 @@
 // The simulated device: a plan of sensors and actuators, an agent on the Node host (optionally with a
 // durable queue), the status view, and the stop that drains the queue. Against no URL it starts the
-// local service in this process and simulates its demo device.
+// local service in this process and simulates its demo device. A fleet (`devices` > 1) is the demo fleet
+// (docs/service.md): one agent per device, all through one bounded HTTP pool, its counts summed.
 import { join } from 'node:path';
 import { createAgent } from '../core/agent';
 import type { Agent, AgentStats } from '../core/agent';
 import type { AgentConfig } from '../core/config';
 import { FeedClient } from '../core/client';
+import { ConfigError } from '../core/config';
 import { FeedError } from '../core/errors';
 import type { Host, LogLevel, QueueStorage } from '../core/host';
 import type { Resource } from '../core/wire';
 import { createNodeHost, openDurableQueue } from '../../platforms/node';
 import type { DurableQueue } from '../../platforms/node';
-import { DEMO_ACTUATORS, DEMO_RESOURCES, startService } from '../service';
+import { DEMO_ACTUATORS, DEMO_RESOURCES, demoFleetDevice, startService } from '../service';
 import type { RunningService } from '../service';
 import type { SimConfig } from './config';
 import { CounterLedger } from './ledger';
 import { planFor } from './plan';
 import type { Plan } from './plan';
 import { createSignal, describeSignal } from './signals';
-import { STATUS_INTERVAL_MS } from './status';
+import { STATUS_INTERVAL_MS, sumStats } from './status';
 import type { StatusView } from './status';
 
 export interface Target {
@@ -30,6 +32,11 @@ export interface Target {
 export interface SimulationOptions {
   /** Null: start the local service in this process and simulate its demo device. */
   target: Target | null;
+  /**
+   * Above 1: simulate the first `devices` devices of the demo fleet (docs/service.md); `target` is then its
+   * first device (or null: a local service), and the config gives at most the uplink settings.
+   */
+  devices: number;
   config: SimConfig | null;
   /** From --resources: overrides the config's `resources`. */
   resources: number[] | null;
@@ -47,7 +54,7 @@ export interface Simulation {
   done: Promise<number>;
   /** Stops sampling and drains the queue; a second call does nothing. */
   stop(reason: string): void;
-  /** The counts now, for a last word before an immediate exit. */
+  /** The counts now (summed over a fleet), for a last word before an immediate exit. */
   stats(): AgentStats;
 }
 
@@ -56,13 +63,23 @@ export class SimulationInputError extends Error {}
 
 // A simulator is watched while it runs: send sooner than a battery-powered device would, and spread the
 // first flush less (a fleet of simulators is rarely rebooted at once).
-const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250 };
+export const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250 };
 const LOOKUP_TIMEOUT_MS = 10_000;
+/** A fleet's agents share one HTTP pool of at most this many connections (docs/gateway.md). */
+export const FLEET_CONNECTIONS = 32;
+
+/** One simulated device: where it is, and its sensors and actuators. */
+interface Device {
+  target: Target;
+  plan: Plan;
+  /** How its events are named: '' alone, `device 3: ` in a fleet. */
+  label: string;
+}
 
 export async function startSimulation(o: SimulationOptions): Promise<Simulation> {
   const config = o.config;
   const explicit = new Set([...(config?.sensors ?? []), ...(config?.actuators ?? [])].map((x) => x.resource));
-  const demoDefault = o.target === null && config === null;
+  const demoDefault = (o.target === null && config === null) || o.devices > 1;
   const auto = (o.resources ?? config?.resources ?? (demoDefault ? DEMO_RESOURCES : []))
     .filter((id, i, all) => !explicit.has(id) && all.indexOf(id) === i);
   if (auto.length === 0 && explicit.size === 0) {
@@ -70,61 +87,114 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   }
 
   let service: RunningService | null = null;
-  let queue: DurableQueue | null = null;
+  const queues: DurableQueue[] = [];
   try {
     let target = o.target;
     if (target === null) {
-      service = await startService({ dashboard: {} });
+      service = await startService({ dashboard: {}, ...(o.devices > 1 ? { demoDevices: o.devices } : {}) });
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
-    // One host, so the lookup and the agent share one HTTP client (and a CA file is read once).
+    // One host, so the lookup and the agents share one HTTP client (and a CA file is read once).
     // The CA file is read when it is made: one that cannot be read is bad input.
-    const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined }));
-    const plan = await makePlan(target, config, auto, o.target === null ? DEMO_ACTUATORS : [], host.request);
-    let storage: QueueStorage | undefined;
-    if (o.durableDir !== null) {
-      const dir = o.durableDir;
-      const q = (queue = asInput(`--durable ${dir}`, () => openDurableQueue(join(dir, 'queue'))));
-      const counters = new Set(plan.sensors.filter((s) => s.spec.signal === 'counter').map((s) => s.resource));
-      const ledger = asInput(`--durable ${dir}`, () => new CounterLedger(join(dir, 'counters.json'), counters, q));
-      storage = ledger.wrap(q);
-      plan.sensors = plan.sensors.map((s) => (s.spec.signal === 'counter' ? { ...s, spec: { ...s.spec, start: ledger.resume(s.resource, s.spec.start) } } : s));
-    }
-    const agentConfig: AgentConfig = {
-      ...target,
-      sensors: plan.sensors.map((s) => ({
-        resource: s.resource,
-        every: s.every,
-        read: createSignal(s.spec, { now: () => performance.now(), random: Math.random }),
-      })),
-      actuators: plan.actuators.map((a) => ({
-        resource: a.resource,
-        every: a.every,
-        handle: (value, feed) =>
-          o.view.event(`command   ${label(a.resource, a.name)} <- ${JSON.stringify(value)} (feed ${feed.id_resource_feed})`, {
-            type: 'command',
-            resource: a.resource,
-            value,
-            feed: feed.id_resource_feed,
-          }),
-      })),
-      uplink: { ...SIM_UPLINK, ...config?.uplink },
-    };
-    const log = (level: LogLevel, message: string): void => {
-      if (level !== 'debug') o.view.event(`${level}: ${message}`, { type: 'log', level, message });
-    };
-    const agent = createAgent({ ...host, storage, log }, agentConfig);
-    // From here the agent owns the storage: start() closes it when it fails, stop() when it ends.
-    queue = null;
-    showStart(o, target, service?.dashboard?.url ?? null, plan);
-    await agent.start();
+    const connections = o.devices > 1 ? FLEET_CONNECTIONS : undefined;
+    const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined, connections }));
+    const plan = await makePlan(target, config, auto, o.target === null || o.devices > 1 ? DEMO_ACTUATORS : [], host.request);
+    const devices = o.devices > 1 ? fleet(target.url, o.devices, plan) : [{ target, plan, label: '' }];
+    const agents = devices.map((device) => {
+      const dir = o.durableDir === null ? null : o.devices > 1 ? join(o.durableDir, device.target.publicKey) : o.durableDir;
+      const storage = dir === null ? undefined : durableStorage(dir, `--durable ${o.durableDir}`, device.plan, queues);
+      return createAgent({ ...host, storage, log: logTo(o.view, device) }, agentConfig(o, device));
+    });
+    // From here the agents own the storage: start() closes it when it fails, stop() when it ends.
+    queues.length = 0;
+    showStart(o, devices, service?.dashboard?.url ?? null);
+    await startAll(agents, devices);
     const running = service;
-    return run(o, agent, () => running?.close());
+    return run(o, agents, () => running?.close());
   } catch (e) {
-    queue?.close();
+    for (const q of queues) q.close();
     await service?.close();
     throw e;
   }
+}
+
+/** The demo fleet's first `n` devices at `url`, each planned like the first with its own resource ids. */
+function fleet(url: string, n: number, plan: Plan): Device[] {
+  const demo = demoFleetDevice(0);
+  return Array.from({ length: n }, (_, k) => {
+    const d = demoFleetDevice(k);
+    const id = (resource: number): number => d.resources[demo.resources.indexOf(resource)];
+    return {
+      target: { url, publicKey: d.publicKey, token: d.token },
+      plan: {
+        sensors: plan.sensors.map((s) => ({ ...s, resource: id(s.resource) })),
+        actuators: plan.actuators.map((a) => ({ ...a, resource: id(a.resource) })),
+        skipped: plan.skipped.map((s) => ({ ...s, resource: id(s.resource) })),
+      },
+      label: `device ${k + 1}: `,
+    };
+  });
+}
+
+/** The durable queue in `dir`, with the ledger that lets its counter sensors resume (their start is moved in `plan`). */
+function durableStorage(dir: string, flag: string, plan: Plan, opened: DurableQueue[]): QueueStorage {
+  const q = asInput(flag, () => openDurableQueue(join(dir, 'queue')));
+  opened.push(q);
+  const counters = new Set(plan.sensors.filter((s) => s.spec.signal === 'counter').map((s) => s.resource));
+  const ledger = asInput(flag, () => new CounterLedger(join(dir, 'counters.json'), counters, q));
+  plan.sensors = plan.sensors.map((s) => (s.spec.signal === 'counter' ? { ...s, spec: { ...s.spec, start: ledger.resume(s.resource, s.spec.start) } } : s));
+  return ledger.wrap(q);
+}
+
+function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
+  return {
+    ...device.target,
+    sensors: device.plan.sensors.map((s) => ({
+      resource: s.resource,
+      every: s.every,
+      read: createSignal(s.spec, { now: () => performance.now(), random: Math.random }),
+    })),
+    actuators: device.plan.actuators.map((a) => ({
+      resource: a.resource,
+      every: a.every,
+      handle: (value, feed) =>
+        o.view.event(`${device.label}command   ${label(a.resource, a.name)} <- ${JSON.stringify(value)} (feed ${feed.id_resource_feed})`, {
+          type: 'command',
+          ...fleetField(device),
+          resource: a.resource,
+          value,
+          feed: feed.id_resource_feed,
+        }),
+    })),
+    uplink: { ...SIM_UPLINK, ...o.config?.uplink },
+  };
+}
+
+function logTo(view: StatusView, device: Device): (level: LogLevel, message: string) => void {
+  return (level, message) => {
+    if (level !== 'debug') view.event(`${device.label}${level}: ${message}`, { type: 'log', ...fleetField(device), level, message });
+  };
+}
+
+/** A fleet's events name their device by its public key. */
+function fleetField(device: Device): { device?: string } {
+  return device.label === '' ? {} : { device: device.target.publicKey };
+}
+
+/** Starts every agent; if one cannot start, stops the others and fails with its reason (naming it in a fleet). */
+async function startAll(agents: Agent[], devices: Device[]): Promise<void> {
+  const results = await Promise.allSettled(agents.map((agent) => agent.start()));
+  const failed = results.findIndex((r) => r.status === 'rejected');
+  if (failed < 0) return;
+  await Promise.all(agents.map((agent) => agent.stop({ flush: false })));
+  const reason = (results[failed] as PromiseRejectedResult).reason as Error;
+  if (devices.length === 1) throw reason;
+  const device = devices[failed];
+  const message = `${device.label}${device.target.publicKey}: ${reason.message}`;
+  // A device or a resource the service does not have: it serves a smaller fleet, or none.
+  const missing = reason instanceof ConfigError || (reason instanceof FeedError && reason.status === 404);
+  if (!missing) throw new Error(message);
+  throw new SimulationInputError(`${message} (a fleet of ${devices.length} needs feed-agent serve --demo-devices ${devices.length} or more)`);
 }
 
 /** The config's sensors and actuators, then a sensor (or a demo actuator) for every other resource named. */
@@ -150,9 +220,10 @@ async function makePlan(
   return { sensors: [...plan.sensors, ...found.sensors], actuators: [...plan.actuators, ...found.actuators], skipped: found.skipped };
 }
 
-function run(o: SimulationOptions, agent: Agent, closeService: () => unknown): Simulation {
+function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown): Simulation {
   const startedAt = performance.now();
-  const ticker = setInterval(() => o.view.update(agent.stats(), performance.now(), startedAt), STATUS_INTERVAL_MS[o.view.mode]);
+  const stats = (): AgentStats => sumStats(agents.map((agent) => agent.stats()));
+  const ticker = setInterval(() => o.view.update(stats(), performance.now(), startedAt), STATUS_INTERVAL_MS[o.view.mode]);
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => (finish = resolve));
   let stopping = false;
@@ -160,24 +231,26 @@ function run(o: SimulationOptions, agent: Agent, closeService: () => unknown): S
     if (stopping) return;
     stopping = true;
     clearTimeout(deadline);
-    const queued = agent.stats().queued;
+    const queued = stats().queued;
     o.view.event(`stopping (${reason}): delivering ${queued} queued samples, for at most ${o.drainMs / 1000} s; a second Ctrl-C quits at once`, {
       type: 'stopping',
       reason,
       queued,
     });
-    void agent.stop({ flush: true, timeoutMs: o.drainMs }).then(async (stats) => {
+    void Promise.all(agents.map((agent) => agent.stop({ flush: true, timeoutMs: o.drainMs }))).then(async (each) => {
+      const final = sumStats(each);
       clearInterval(ticker);
-      o.view.update(stats, performance.now(), startedAt);
+      o.view.update(final, performance.now(), startedAt);
       await closeService();
-      const ok = stats.queued === 0 && stats.droppedOverflow === 0;
+      const ok = final.queued === 0 && final.droppedOverflow === 0;
       const elapsedMs = Math.round(performance.now() - startedAt);
-      o.view.finish(summaryLine(stats, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...stats });
+      const fleet = agents.length > 1 ? { devices: agents.length } : {};
+      o.view.finish(summaryLine(final, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...fleet, ...final });
       finish(ok ? 0 : 1);
     });
   };
   const deadline = o.durationMs === null ? undefined : setTimeout(() => stop('duration reached'), o.durationMs);
-  return { done, stop, stats: () => agent.stats() };
+  return { done, stop, stats };
 }
 
 function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: string | null): string {
@@ -188,13 +261,19 @@ function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: 
   return `done in ${(elapsedMs / 1000).toFixed(1)} s: ${counts}; ${verdict}`;
 }
 
-/** `dashboard`: the page of the local service started in this process; null against another service. */
-function showStart(o: SimulationOptions, target: Target, dashboard: string | null, plan: Plan): void {
+/**
+ * The first device's plan (a fleet says how many devices follow it). `dashboard`: the page of the local
+ * service started in this process; null against another service.
+ */
+function showStart(o: SimulationOptions, devices: Device[], dashboard: string | null): void {
+  const { target, plan } = devices[0];
   const local = dashboard !== null;
+  const who = devices.length === 1 ? `device ${target.publicKey}` : `${devices.length} devices of the demo fleet, the first ${target.publicKey},`;
   const lines = [
-    `feed-agent simulate: device ${target.publicKey} at ${target.url}${local ? ' (local demo service, in this process)' : ''}` +
-      (o.durableDir === null ? '' : `, durable queue in ${o.durableDir}`),
+    `feed-agent simulate: ${who} at ${target.url}${local ? ' (local demo service, in this process)' : ''}` +
+      (o.durableDir === null ? '' : `, durable queue${devices.length === 1 ? '' : 's'} in ${o.durableDir}`),
     ...(local ? [`  dashboard ${dashboard}  (charts, presence, and a control to command the actuators)`] : []),
+    ...(devices.length === 1 ? [] : [`each device like the first, with its own resource ids (device k: the first's + 100·(k-1)):`]),
     ...plan.sensors.map((s) => `  sensor    ${label(s.resource, s.name)} ${describeSignal(s.spec)}, every ${s.every} ms`),
     ...plan.actuators.map((a) => `  actuator  ${label(a.resource, a.name)} commands polled every ${a.every} ms`),
     ...plan.skipped.map((s) => `  skipped   ${label(s.resource, s.name)} ${s.reason}`),
@@ -204,6 +283,7 @@ function showStart(o: SimulationOptions, target: Target, dashboard: string | nul
     type: 'start',
     url: target.url,
     publicKey: target.publicKey,
+    ...(devices.length === 1 ? {} : { devices: devices.length }),
     localService: local,
     dashboard,
     durable: o.durableDir,

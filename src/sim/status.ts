@@ -1,6 +1,7 @@
 // What the simulator shows while it runs: on a terminal one status line rewritten in place, elsewhere a
 // plain line every few seconds, with --json one JSON object per line. Events (start, commands, log lines,
-// the summary) are printed between status updates in the same form. Nothing here ever sees the token.
+// the summary) are printed between status updates in the same form. A fleet shows the sum of its
+// devices' counts, and how many there are. Nothing here ever sees the token.
 import type { AgentStats } from '../core/agent';
 
 export type StatusMode = 'tty' | 'plain' | 'json';
@@ -18,6 +19,8 @@ export interface Sink {
 export interface Status extends AgentStats {
   elapsedMs: number;
   samplesPerSecond: number;
+  /** A fleet's size; absent for one device. */
+  devices?: number;
 }
 
 // The rate is measured over about this long, so a 250 ms tick does not make it jump.
@@ -28,16 +31,19 @@ export class StatusView {
   private lastLine = '';
   private readonly history: { at: number; accepted: number }[] = [];
 
+  /** `devices`: how many agents' counts each update sums (a fleet shows it). */
   constructor(
     readonly mode: StatusMode,
     private readonly sink: Sink,
+    private readonly devices = 1,
   ) {}
 
   /** Shows the counts now (`now` and `startedAt` on the same monotonic clock). */
   update(stats: AgentStats, now: number, startedAt: number): Status {
     // The run began with nothing accepted: the first rate is measured from there.
     if (this.history.length === 0) this.history.push({ at: startedAt, accepted: 0 });
-    const status = { elapsedMs: Math.round(now - startedAt), samplesPerSecond: this.rate(stats.accepted, now), ...stats, oldestAgeMs: Math.round(stats.oldestAgeMs) };
+    const fleet = this.devices > 1 ? { devices: this.devices } : {};
+    const status = { elapsedMs: Math.round(now - startedAt), samplesPerSecond: this.rate(stats.accepted, now), ...fleet, ...stats, oldestAgeMs: Math.round(stats.oldestAgeMs) };
     if (this.mode === 'json') this.json({ type: 'status', ...status });
     else if (this.mode === 'plain') this.sink.write(statusLine(status) + '\n');
     else {
@@ -88,6 +94,7 @@ export class StatusView {
 
 export function statusLine(s: Status): string {
   const parts = [
+    ...(s.devices === undefined ? [] : [`devices ${s.devices}`]),
     `queued ${s.queued}`,
     `sent ${s.sent}`,
     `${s.samplesPerSecond.toFixed(1)} samples/s`,
@@ -98,4 +105,23 @@ export function statusLine(s: Status): string {
   if (s.authPaused) parts.push('PAUSED: token refused');
   parts.push(`last error: ${s.lastError ?? 'none'}`);
   return parts.join('  ');
+}
+
+/**
+ * A fleet's counts as one: every count and queue size added up, paused when any device is, the first
+ * device's last error that there is, the oldest sample of any device and the smallest batch limit.
+ */
+export function sumStats(all: readonly AgentStats[]): AgentStats {
+  const sum = { ...all[0] };
+  for (const s of all.slice(1)) {
+    for (const key of Object.keys(s) as (keyof AgentStats)[]) {
+      const value = s[key];
+      if (typeof value === 'number') (sum[key] as number) += value;
+    }
+    sum.authPaused ||= s.authPaused;
+    sum.lastError ??= s.lastError;
+  }
+  sum.oldestAgeMs = Math.max(...all.map((s) => s.oldestAgeMs));
+  sum.batchLimit = Math.min(...all.map((s) => s.batchLimit));
+  return sum;
 }

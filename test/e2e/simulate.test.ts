@@ -47,6 +47,39 @@ describe('feed-agent simulate', () => {
     expect(sim.stdout + sim.stderr).not.toContain(DEMO_TOKEN);
   });
 
+  it('--devices N simulates the demo fleet of a service, one agent per device, and sums it in the status line', async () => {
+    const dbFile = join(work.dir, 'fleet.db');
+    const svc = await startService({ demoDevices: 4, dbFile });
+    try {
+      const { code, sim } = await runSim(work.cli(), ['--url', svc.url, '--devices', '3', '--duration', '2']);
+      expect(code).toBe(0);
+      expect(sim.stdout).toContain('feed-agent simulate: 3 devices of the demo fleet');
+      const status = /devices 3 {2}queued 0 {2}sent (\d+) /.exec(sim.stdout);
+      expect(status, sim.stdout).not.toBeNull();
+      const summary = /^done in [\d.]+ s: accepted (\d+), delivered (\d+), .*; every accepted sample was delivered or set aside$/m.exec(sim.stdout);
+      expect(summary).not.toBeNull();
+      await svc.close();
+      // Every device fed its own five sensors, and the fourth device of the service nothing.
+      const feeds = storedFeeds(dbFile);
+      const fed = [...new Set(feeds.map((f) => f.resource))].sort((a, b) => a - b);
+      expect(fed).toEqual([101, 102, 103, 104, 105, 201, 202, 203, 204, 205, 301, 302, 303, 304, 305]);
+      expect(feeds.length).toBe(Number(summary![1]));
+      expect(Number(status![1])).toBe(feeds.length);
+    } finally {
+      await svc.close();
+    }
+
+    // A fleet larger than the service's: bad input, and a hint.
+    const small = await startService({ demoDevices: 2 });
+    try {
+      const { code, sim } = await runSim(work.cli(), ['--url', small.url, '--devices', '3', '--duration', '1']);
+      expect(code).toBe(2);
+      expect(sim.stderr).toMatch(/device 3: .*\(a fleet of 3 needs feed-agent serve --demo-devices 3 or more\)/);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('delivers every counter value in order, runs each command once, and leaves the resources alive', async () => {
     const { service: svc, dbFile } = await service('complete');
     try {
@@ -162,6 +195,9 @@ describe('feed-agent simulate', () => {
       ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],
       ['a resource the device does not have', ['--resources', '999', '--duration', '1'], {}, /cannot read resources 999/],
       ['a CA file that cannot be read', ['--ca', 'no-such-ca.pem', '--duration', '1'], {}, /--ca no-such-ca\.pem: ENOENT/],
+      ['a fleet of no device', ['--devices', '0'], {}, /--devices must be an integer from 1 to 100000, got "0"/],
+      ['a fleet with a token', ['--devices', '2', '--token', secret], {}, /--devices simulates the demo fleet as it is, .*: not with --token\n$/],
+      ['a fleet with resources', ['--devices', '2', '--resources', '101'], {}, /not with --resources\n$/],
     ];
     it.each(cases)('%s', async (_name, args, extraEnv, pattern) => {
       const { code, sim } = await runSim(work.cli(), args, extraEnv);

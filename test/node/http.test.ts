@@ -160,6 +160,22 @@ describe('createHttp', () => {
     expect(() => createHttp({ caFile: 'x.pem', dispatcher: new Agent() })).toThrow(/not both/);
   });
 
+  it('opens at most `connections` connections to an origin; the other requests wait for one', async () => {
+    const answers: (() => void)[] = [];
+    const { base, seen } = await httpServer((_req, _body, res) => answers.push(() => res.end('{}')));
+    const bounded = createHttp({ connections: 2 });
+    const results = Promise.all(Array.from({ length: 6 }, () => bounded(post(base))));
+    // Answer one request at a time: each answer frees a connection for a waiting request.
+    for (let answered = 0; answered < 6; answered++) {
+      while (answers.length === 0) await new Promise((r) => setTimeout(r, 5));
+      expect(seen.requests - answered).toBeLessThanOrEqual(2);
+      answers.shift()!();
+    }
+    expect((await results).map((r) => r.kind)).toEqual(Array(6).fill('response'));
+    expect(seen.connections).toBe(2);
+    expect(() => createHttp({ connections: 2, dispatcher: new Agent() })).toThrow(/not both/);
+  });
+
   it('reports a connection that never completed as a timeout that delivered nothing', async () => {
     // A TLS handshake that the server never answers keeps the connection from being established.
     const address = await serve(createTcpServer(() => {}));

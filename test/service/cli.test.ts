@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawData } from '../../src/core/validate';
-import { DEMO_PUBLIC_KEY, DEMO_TOKEN } from '../../src/service';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
 import { workDir } from '../e2e/support';
 import { device } from './client';
 import { A, B, SEED } from './fixtures';
@@ -90,6 +90,30 @@ describe('feed-agent serve', () => {
     expect(s.output()).not.toContain(A.token);
     expect(s.output()).not.toContain(B.token);
     expect(s.output()).not.toContain('demo device');
+  });
+
+  it('--demo-devices N serves a fleet of demo devices and prints how to simulate it', async () => {
+    const s = await serve(['--port', '0', '--demo-devices', '5']);
+    await new Promise((r) => setTimeout(r, 100));
+    const last = demoFleetDevice(4);
+    expect(s.output()).toContain(`simulate all of them: npx feed-agent simulate --url ${s.url} --devices 5`);
+    expect(s.output()).toContain(`  5       ${last.publicKey}  ${last.token}  501-508`);
+    expect(s.output()).toContain(`public key  ${DEMO_PUBLIC_KEY}`);
+    const fifth = device(s.url, last.publicKey, last.token);
+    expect((await fifth.createFeeds([{ id_resource: 502, input: 21.5 }, { id_resource: 505, input: 7 }])).status).toBe(200);
+    // Each device's resources are its own.
+    expect((await fifth.createFeed(102, 21.5)).status).toBe(404);
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+
+    for (const [args, message] of [
+      [['--demo-devices', '2', '--seed', seedFile('seed.json', SEED)], '--demo-devices makes the demo fleet; it cannot be combined with --seed'],
+      [['--demo-devices', '0'], '--demo-devices must be an integer from 1 to 100000, not "0"'],
+    ]) {
+      const refused = await serve(['--port', '0', ...args]);
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain(message);
+    }
   });
 
   it('applies the seed file again on SIGHUP: a token changed while it runs counts from the next request', async () => {

@@ -1,10 +1,11 @@
 // The seed format: its checks name the bad field; applying a seed again to a database keeps feeds,
-// counters and ids, and changes a record (and its updated_at) only where the seed changed it.
+// counters and ids, and changes a record (and its updated_at) only where the seed changed it. The demo
+// fleet is a seed too: the demo device and copies of it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSeed, DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN, parseSeed, startService } from '../../src/service';
+import { checkSeed, createService, DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN, demoFleetDevice, demoFleetSeed, MAX_DEMO_DEVICES, parseSeed, startService } from '../../src/service';
 import type { Seed } from '../../src/service';
 import { device } from './client';
 import { A, SEED } from './fixtures';
@@ -104,6 +105,32 @@ describe('applying seeds', () => {
     const seeded = await startService({ seed: SEED });
     expect(seeded.demo).toBeUndefined();
     await seeded.close();
+  });
+
+  it('a demo fleet is the demo device and copies of it, each with its own key, token and resources', async () => {
+    const seed = demoFleetSeed(1000);
+    expect(checkSeed(seed)).toEqual(seed);
+    expect(demoFleetSeed(1)).toEqual(DEMO_SEED);
+    expect(demoFleetDevice(0)).toEqual({ publicKey: DEMO_PUBLIC_KEY, token: DEMO_TOKEN, resources: DEMO_RESOURCES });
+    expect(new Set(seed.devices.map((d) => d.public_key)).size).toBe(1000);
+    expect(new Set(seed.devices.map((d) => d.token)).size).toBe(1000);
+    seed.devices.forEach((d, k) => {
+      expect({ publicKey: d.public_key, token: d.token, resources: d.resources.map((r) => r.id_resource) }).toEqual(demoFleetDevice(k));
+    });
+    for (const n of [0, 1.5, MAX_DEMO_DEVICES + 1]) expect(() => demoFleetSeed(n)).toThrow(RangeError);
+
+    const fleet = await startService({ demoDevices: 3 });
+    try {
+      expect(fleet.demo).toEqual(demoFleetDevice(0));
+      const third = demoFleetDevice(2);
+      const api = device(fleet.url, third.publicKey, third.token);
+      expect((await api.createFeeds([{ id_resource: 302, input: 21.5 }])).status).toBe(200);
+      expect((await api.createFeeds([{ id_resource: 202, input: 21.5 }])).status).toBe(404);
+      expect((await device(fleet.url, DEMO_PUBLIC_KEY, third.token).createFeed(102, 21.5)).status).toBe(401);
+    } finally {
+      await fleet.close();
+    }
+    expect(() => createService({ seed: SEED, demoDevices: 2 })).toThrow('give a seed or demoDevices, not both');
   });
 
   it('a seed applied again to a database keeps feeds, counters and ids, and moves updated_at only where it changed', async () => {

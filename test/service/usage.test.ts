@@ -125,6 +125,33 @@ describe('usage counters', () => {
     });
   });
 
+  it('operation 4 counts a string beyond ASCII in bytes, and answers it exactly as sent', async () => {
+    // A free-text resource: its pattern takes any string, so inputs can hold every kind of character.
+    const text = { ...SEED.subtypes[2], id_resource_subtype: 12, name: 'Texto', name_i18n: 'Text', data_restriction_regex: '[^]*' };
+    const seed = { subtypes: [...SEED.subtypes, text], devices: [{ ...SEED.devices[0], resources: [{ id_resource: 76, id_resource_subtype: 12, name: 'Note', description: '', lifetime: 1 }] }] };
+    const fresh = await startService({ seed });
+    try {
+      const other = device(fresh.url, A.key, A.token);
+      const elements = [
+        { id_resource: 76, input: 'é 中 😀' },
+        { id_resource: 76, input: 'quote " backslash \\ newline \n' },
+        { id_resource: 76, input: 'plain' },
+      ];
+      const before = (await other.getResource(76)).json.payload;
+      const batch = await other.createFeeds(elements);
+      expect(batch.json.payload.map((p: { raw_data: unknown }) => p.raw_data)).toEqual(elements.map((e) => e.input));
+      const after = (await other.getResource(76)).json.payload;
+      const beforeSize = Buffer.byteLength(JSON.stringify({ success: true, payload: before, message: '' }));
+      const out = elements.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+      const income = batch.json.payload.reduce((sum: number, p: unknown) => sum + Buffer.byteLength(JSON.stringify(p)), 0);
+      expect(after.api_network_outgoing_usage).toBe(out);
+      expect(after.api_network_income_usage).toBe(beforeSize + income);
+      expect(batch.text).toBe(JSON.stringify(batch.json));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a null entry of operations 5 and 6 counts as its four bytes', async () => {
     const fresh = await startService({ seed: SEED });
     try {
