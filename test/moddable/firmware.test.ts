@@ -58,9 +58,10 @@ describe('firmware settings', () => {
 });
 
 describe('firmware sensors', () => {
-  const sources = (rssi: number | undefined, trace: string[] = []) => ({
+  /** `heap` null: a build without instrumentation. */
+  const sources = (rssi: number | undefined, trace: string[] = [], heap: number | null = 30_000) => ({
     now: () => 12_345,
-    heapUsed: () => 30_000,
+    heapUsed: () => heap ?? undefined,
     rssi: () => rssi,
     trace: (text: string) => void trace.push(text),
   });
@@ -75,6 +76,11 @@ describe('firmware sensors', () => {
     const sensors = firmwareSensors(s, sources(undefined));
     expect(sensors.map((x) => x.resource)).toEqual([301]);
     expect(skippedRoles(s, sensors)).toEqual(['heap (no xsHeap in the config)', 'rssi (no Wi-Fi radio here)']);
+    // A release build has no instrumentation: the heap cannot be read, whatever xsHeap says.
+    const release = settings({ xsHeap: 88_064 });
+    const fed = firmwareSensors(release, sources(-60, [], null));
+    expect(fed.map((x) => x.resource)).toEqual([301, 303]);
+    expect(skippedRoles(release, fed)).toEqual(['heap (no instrumentation in this build: build with -d or -i)']);
   });
 
   it('traces each command with its value and feed', async () => {

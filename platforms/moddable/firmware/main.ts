@@ -37,7 +37,11 @@ export default function main(): void {
   const host = createModdableHost(sdk, { storage, secure });
   const sources = {
     now: host.now,
-    heapUsed: () => (Instrumentation.get(slotUsed) ?? 0) + (Instrumentation.get(chunkUsed) ?? 0),
+    // A release build has no instrumentation: map() answers undefined, and the heap is not fed.
+    heapUsed: (): number | undefined => {
+      const slots = Instrumentation.get(slotUsed), chunks = Instrumentation.get(chunkUsed);
+      return slots === undefined || chunks === undefined ? undefined : slots + chunks;
+    },
     rssi: (): number | undefined => {
       const rssi: unknown = Net.get('RSSI');
       return typeof rssi === 'number' ? rssi : undefined;

@@ -8,8 +8,11 @@ import type { Settings } from './settings';
 export interface SensorSources {
   /** Milliseconds since the firmware started (the host's monotonic clock). */
   now(): number;
-  /** Bytes of the XS slot and chunk heaps in use (Instrumentation "XS Slot Heap Used" + "XS Chunk Heap Used"). */
-  heapUsed(): number;
+  /**
+   * Bytes of the XS slot and chunk heaps in use (Instrumentation "XS Slot Heap Used" + "XS Chunk Heap
+   * Used"), or undefined in a build without instrumentation (a release build: mcconfig without -d or -i).
+   */
+  heapUsed(): number | undefined;
   /** The Wi-Fi RSSI in dBm, or undefined where the platform has no radio (the simulator). */
   rssi(): number | undefined;
   trace(text: string): void;
@@ -20,8 +23,8 @@ export function firmwareSensors(settings: Settings, sources: SensorSources): Sen
   const sensors: SensorConfig[] = [];
   if (resources.uptime !== undefined) sensors.push({ resource: resources.uptime, every, read: () => Math.floor(sources.now() / 1000) });
   // Free bytes need the heap's size, which the manifest gives as xsHeap beside creation.static.
-  if (resources.heap !== undefined && settings.xsHeap > 0) {
-    sensors.push({ resource: resources.heap, every, read: () => Math.max(0, settings.xsHeap - sources.heapUsed()) });
+  if (resources.heap !== undefined && settings.xsHeap > 0 && sources.heapUsed() !== undefined) {
+    sensors.push({ resource: resources.heap, every, read: () => Math.max(0, settings.xsHeap - (sources.heapUsed() ?? Number.NaN)) });
   }
   if (resources.rssi !== undefined && sources.rssi() !== undefined) {
     sensors.push({ resource: resources.rssi, every, read: () => sources.rssi() ?? Number.NaN });
@@ -45,7 +48,9 @@ export function skippedRoles(settings: Settings, sensors: readonly SensorConfig[
   const fed = sensors.map((s) => s.resource);
   const skipped: string[] = [];
   const { heap, rssi } = settings.resources;
-  if (heap !== undefined && fed.indexOf(heap) < 0) skipped.push('heap (no xsHeap in the config)');
+  if (heap !== undefined && fed.indexOf(heap) < 0) {
+    skipped.push(settings.xsHeap > 0 ? 'heap (no instrumentation in this build: build with -d or -i)' : 'heap (no xsHeap in the config)');
+  }
   if (rssi !== undefined && fed.indexOf(rssi) < 0) skipped.push('rssi (no Wi-Fi radio here)');
   return skipped;
 }
