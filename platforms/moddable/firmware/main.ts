@@ -57,8 +57,8 @@ export default function main(): void {
     return say(errorText(e));
   }
   const skipped = skippedRoles(settings, sensors);
-  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + sensors.length + ' sensors every ' + settings.every + ' ms, ' +
-    actuators.length + ' command resource' + (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
+  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + sensors.length + ' sensor' + (sensors.length === 1 ? '' : 's') +
+    ' every ' + settings.every + ' ms, ' + actuators.length + ' command resource' + (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
   agent.start().then(
     () => say('started'),
     (e: unknown) => say('not started: ' + errorText(e)),
