@@ -7,7 +7,8 @@
 // Its phases, and the fields that make each one:
 //
 //   waiting      nothing in flight; `timer_` armed for the next flush (flushMs, maxLatencyMs, a full batch)
-//   in flight    `inFlight_`: one request out (a batch, or a read-back); the head samples are locked
+//   in flight    `inFlight_`: the lane started a run, which resumes on a fresh stack and then has one
+//                request out (a batch, or a read-back); the head samples are locked while it is
 //   retrying     `retrying_`: a failure left samples; no attempt before `backoffUntil_` / `holdUntil_`
 //   reconciling  `reconciler_.pending_`: the head batch's outcome is unknown; the next attempt reads it back
 //   isolating    `suspect_` / `badIndex_`: the service refused an element; prefixes go until it is found
@@ -168,12 +169,9 @@ export class Uplink implements Job {
     await this.freshStack_;
     if (this.badIndex_ === 0 || this.suspect_ === 1) this.setAsideIsolated_();
     const n = this.nextCount_();
-    if (n === 0 || this.host_.now() < this.holdUntil_) {
-      this.inFlight_ = false;
-      this.schedule_();
-      return;
-    }
-    if (this.reconciler_.pending_ > 0) await this.readBack_();
+    // Every way out of here ends below, where a stop() waiting for this run is told it ended.
+    if (n === 0 || this.host_.now() < this.holdUntil_) this.inFlight_ = false;
+    else if (this.reconciler_.pending_ > 0) await this.readBack_();
     else {
       // The sending phase, inline: a method of its own would cost an async call and an await per batch
       // (XS compute per sample, docs/xs.md).

@@ -412,6 +412,21 @@ describe('isolation of refused elements', () => {
     expect(setAside.map((s) => s.value)).toEqual([60]);
   });
 
+  it('stops, without hanging, when stop() is called from onSetAside while the uplink is about to run', async () => {
+    let stopped: Promise<unknown> | null = null;
+    const { agent, service, clock } = setup({ onSetAside: () => void (stopped = agent.stop({ flush: false })) });
+    service.refuse = (_r, input) => input === 5;
+    await agent.start();
+    agent.record(1, 5);
+    void agent.flush();
+    await clock.advance(0);
+    expect(stopped).not.toBeNull();
+    let settled = false;
+    void (stopped as unknown as Promise<unknown>).then(() => (settled = true));
+    await clock.advance(1_000);
+    expect(settled).toBe(true);
+  });
+
   it('sets aside several bad elements and delivers the rest', async () => {
     const { agent, service, clock, setAside } = setup();
     service.nameIndex = false;
