@@ -8,8 +8,9 @@
 //   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB. An ASCII body (every
 //   batch of numbers) goes as slices of its text, which the socket writes as the same bytes; only one
 //   with other characters is copied into UTF-8 first.
-// - When the fragment callback answers undefined, the whole request has been handed to the socket. From
-//   then on the service may act on it (maybeDelivered); before, it cannot: its Content-Length is not met.
+// - http.js writes each fragment the moment the callback returns it: once the last one is handed over,
+//   the service may act on the request (maybeDelivered); before, it cannot, its Content-Length not met. A
+//   request without a body is handed over when the first callback answers undefined.
 // - http.js runs inside the socket's callback, where nobody catches for us: on lin a refused connection
 //   throws "write failed" from the first write, a garbled status line throws "unexpected status format",
 //   and an exception escaping a host callback aborts the app (fxAbort). The socket's callback is wrapped
@@ -56,7 +57,7 @@ class Exchange {
   private body: string | ArrayBuffer | null = null;
   private bodyBytes = 0;
   private sent = 0;
-  /** The whole request was handed to the socket. */
+  /** The whole request was handed to the socket (http.js writes a fragment as soon as it is returned). */
   private written = false;
   private status = 0;
   private retryAfter: string | null = null;
@@ -149,6 +150,7 @@ class Exchange {
     const end = this.sent + Math.min(room, this.bodyBytes - this.sent);
     const piece = body.slice(this.sent, end);
     this.sent = end;
+    if (end === this.bodyBytes) this.written = true;
     return piece;
   }
 

@@ -18,6 +18,7 @@ export interface DeviceOptions {
   /** The room the socket reports per write (default 1,024, lin's). */
   room?: number;
   refusal?: RequestStandInOptions['refusal'];
+  lostAfterBody?: boolean;
   /** Time.ticks at the device's virtual time 0 (default 0); near 2^31 to cross the rollover. */
   ticksAt0?: number;
   /** The device's virtual time at its start, for a device booting after another stopped (default 0). */
@@ -77,6 +78,7 @@ export function createAdapterContext(link: Link, disk: DiskLink, url: string): A
         },
         room: options.room,
         refusal: options.refusal,
+        lostAfterBody: options.lostAfterBody,
         written,
       });
       const sdk: Sdk = {

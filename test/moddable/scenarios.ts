@@ -97,6 +97,15 @@ export const adapterScenarios: AdapterScenario[] = [
     },
   },
   {
+    name: 'http: a connection lost once the whole body was written may have delivered it',
+    async run(ctx) {
+      // One fragment holds the whole body: http.js writes it as soon as the adapter returns it.
+      const result = await exchange(ctx.device({ lostAfterBody: true }), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 3 }]));
+      equal(failure(result), { kind: 'network', maybeDelivered: true, message: 'connection failed or closed' }, 'outcome');
+      return failure(result);
+    },
+  },
+  {
     name: 'http: an answer held past the timeout is a timeout of a request that may have been stored',
     async run(ctx) {
       await ctx.faults({ op: 'create', action: { do: 'hold', after: true } });

@@ -30,6 +30,11 @@ export interface RequestStandInOptions {
   refusal?: 'throw' | 'error';
   /** Each request's bytes as they were written, for the test to look at. */
   written?: string[];
+  /**
+   * The connection is lost once the whole body was written, before the socket reports room again (on
+   * lwip that waits for the peer's ACK): the service may have it all.
+   */
+  lostAfterBody?: boolean;
 }
 
 // Socket messages (modules/network/socket): connected, readable, writable, error.
@@ -83,8 +88,9 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
         if (fragment !== undefined) {
           // A string is written as its UTF-8 bytes, as the SDK's socket does; the adapter sends only ASCII ones.
           this.body += typeof fragment === 'string' ? latin1(utf8Bytes(fragment)) : latin1(fragment as ArrayBuffer);
-          // The next write is possible once this one went: another writable event.
-          void Promise.resolve().then(() => this.socket.callback(WRITABLE, room));
+          const whole = this.body.length >= this.contentLength();
+          // The next write is possible once this one went: another writable event, unless the line dies.
+          void Promise.resolve().then(() => this.socket.callback(whole && options.lostAfterBody ? ERROR : WRITABLE, room));
           return;
         }
         const bytes = this.head + this.body;
@@ -99,6 +105,13 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
       } else {
         this.finish(ERROR);
       }
+    }
+
+    /** The Content-Length the adapter gave, or 0. */
+    private contentLength(): number {
+      const headers = this.d.headers;
+      for (let i = 0; i < headers.length; i += 2) if (headers[i].toLowerCase() === 'content-length') return Number(headers[i + 1]);
+      return 0;
     }
 
     /** The answer as http.js reads it: status line, headers, then the body by its Content-Length. */
