@@ -101,6 +101,8 @@ class FeedAgent implements Agent {
   private lastStoredSeq_ = -1;
   /** `QueueStorage.spillEvery`, or 0 for a storage that takes every sample as it is accepted. */
   private readonly spillEvery_: number;
+  /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery_` on. */
+  private nextSpillAt_ = 0;
   private lookupTimer_: unknown = null;
 
   constructor(
@@ -216,17 +218,20 @@ class FeedAgent implements Agent {
   persist(): number {
     const q = this.queue_;
     const first = q.end_ - q.length;
-    const from = Math.max(this.storedEnd_, first);
+    const from = this.unstoredFrom_();
     if (this.host_.storage === undefined || from === q.end_) return 0;
-    // Acknowledgements first: an eviction's wait here (see intake_), so the burst covers them.
+    this.nextSpillAt_ = q.end_ + this.spillEvery_;
+    // Acknowledgements first: an eviction's wait here (see keep_), so the burst covers them.
     this.checkpoint_();
+    let written = 0;
     this.store_((storage) => {
       for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
       storage.commit?.();
       this.storedEnd_ = q.end_;
       this.lastStoredSeq_ = q.seqAt(q.length - 1);
+      written = q.end_ - from;
     });
-    return q.end_ - from;
+    return written;
   }
 
   stats(): AgentStats {
@@ -284,9 +289,14 @@ class FeedAgent implements Agent {
         this.lastStoredSeq_ = seq;
       });
       if (evicted) this.checkpoint_();
-    } else if (this.uplink_.failing_ && this.queue_.end_ - this.storedEnd_ >= this.spillEvery_) {
+    } else if (this.uplink_.retrying_ && this.queue_.end_ >= this.nextSpillAt_ && this.queue_.end_ - this.unstoredFrom_() >= this.spillEvery_) {
       this.persist();
     }
+  }
+
+  /** The first queue position durable storage does not hold: what a burst would write from. */
+  private unstoredFrom_(): number {
+    return Math.max(this.storedEnd_, this.queue_.end_ - this.queue_.length);
   }
 
   private invalid_(resource: number, reason: string): false {

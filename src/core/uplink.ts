@@ -51,15 +51,13 @@ export class Uplink implements Job {
   authPaused_ = false;
   draining_ = false;
 
-  /** The last attempt failed and samples wait for a retry (backoff, Retry-After or the auth pause). */
-  get failing_(): boolean {
-    return this.retrying_;
-  }
-
   private inFlight_ = false;
   private attempt_ = 0;
-  /** A transient failure left samples to retry: the next attempt is due when the backoff ends. */
-  private retrying_ = false;
+  /**
+   * A failure left samples to retry (backoff, Retry-After or the auth pause); read by the agent, whose
+   * storage writes when needed only while this holds.
+   */
+  retrying_ = false;
   /** No request before this time: backoff (which flush() may skip) or start jitter. */
   private backoffUntil_ = 0;
   /** No request before this time, whatever happens: Retry-After or the auth pause. */

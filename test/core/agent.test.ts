@@ -819,6 +819,43 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
     expect(999 - restored[restored.length - 1]).toBeLessThan(16);
   });
 
+  it('waits for spillEvery queued unwritten samples after a failure, however long it ran well before', async () => {
+    const { storage, ops } = memoryStorage(8);
+    const { agent, service, clock } = setup({}, { batch: 5, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, storage);
+    await agent.start();
+    fill(agent, 50);
+    await clock.advance(2_000);
+    expect(agent.stats().queued).toBe(0);
+    service.faultFor = () => down;
+    fill(agent, 3, 1, 50);
+    await clock.advance(1_000);
+    fill(agent, 4, 1, 53);
+    // One failure and 7 queued samples: fewer than 8, nothing to write yet.
+    expect(ops).toEqual([]);
+    agent.record(1, 57);
+    expect(ops.filter((op) => op === 'commit')).toHaveLength(1);
+  });
+
+  it('tries a storage that fails again only spillEvery samples later, and persist() says it wrote nothing', async () => {
+    const { storage } = memoryStorage(4);
+    let attempts = 0;
+    storage.append = () => {
+      attempts++;
+      throw new Error('flash full');
+    };
+    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, storage);
+    await agent.start();
+    service.faultFor = () => down;
+    fill(agent, 2);
+    await clock.advance(1_000);
+    fill(agent, 40, 1, 2);
+    // One burst per 4 new samples, not one per sample: 40 samples after the first failure, about 10 tries.
+    expect(attempts).toBeLessThanOrEqual(11);
+    expect(agent.stats().storageErrors).toBe(attempts);
+    expect(agent.persist()).toBe(0);
+    expect(agent.stats().queued).toBe(42);
+  });
+
   it('persist() writes what is unwritten at once, for deep sleep; stop() does when samples stay queued', async () => {
     const { storage, held } = memoryStorage(100);
     const first = setup({}, { flushMs: 60_000 }, storage);
