@@ -136,12 +136,14 @@ class Journal implements FlashQueue {
       file = new this.files(this.path, true);
       this.file = file;
       if (file.length === 0) file.write(markRecord());
-      file.position = file.length;
+      // After the last whole write, not at the file's end: a write that failed may have left part of a
+      // record there (a file system without littlefs's atomic commit at close, the lin build's).
+      file.position = this.size > 0 ? this.size : file.length;
     }
     try {
       file.write(record);
     } catch (e) {
-      // A failed write leaves the burst uncommitted; the next one reopens the file.
+      // A failed write leaves the burst uncommitted; the next one reopens the file after the last whole record.
       this.file = null;
       this.dirty = false;
       file.close();

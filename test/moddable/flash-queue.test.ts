@@ -108,6 +108,28 @@ describe('the flash queue', () => {
     expect(reboot().samples.map(([seq]) => seq)).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('goes on after the last whole write when a write failed half way (a file system without atomic commits)', () => {
+    disk = new Disk();
+    const File = fileStandIn((op) => disk.run(op));
+    let tear = false;
+    // A write that puts 5 bytes of its record on the disk and then fails, as a full or failing disk may.
+    class TearingFile extends File {
+      override write(...items: ArrayBuffer[]): void {
+        if (!tear) return super.write(...items);
+        tear = false;
+        super.write(items[0].slice(0, 5));
+        throw new Error('write failed');
+      }
+    }
+    const queue = openFlashQueue(TearingFile, { path: PATH });
+    queue.load(() => undefined);
+    burst(queue, 0, 3);
+    tear = true;
+    expect(() => queue.append(3, 7, 4.5)).toThrow('write failed');
+    burst(queue, 3, 2);
+    expect(reboot().samples.map(([seq]) => seq)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('drops a file that is not a journal, saying so', () => {
     disk = new Disk();
     writeFileSync(join(disk.root, PATH), 'not a journal at all');
