@@ -5,8 +5,7 @@
 // (16 on the ESP32): the slot heap's bytes are twice what the device spends; slot counts compare as
 // they are. Without the SDK the section says why and gives no figure.
 import { statSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UPLINK_DEFAULTS } from '../src/core/config';
 import { SampleQueue } from '../src/core/queue';
@@ -37,7 +36,6 @@ export async function benchFirmware(): Promise<BenchSection> {
 
   const seed = parseSeed(await readFile(join(APP, 'seed.json'), 'utf8'));
   const device = seed.devices[0];
-  const dir = await mkdtemp(join(tmpdir(), 'feed-agent-bench-firmware-'));
   const service = await startService({ seed });
   let simulator: Simulator | null = null;
   try {
@@ -47,7 +45,6 @@ export async function benchFirmware(): Promise<BenchSection> {
       token: device.token,
       resources: device.resources.map((r) => r.id_resource).join(','),
       measureAfter: MEASURE_AFTER_MS,
-      journal: join(dir, 'feed-agent.q'),
     });
     simulator = new Simulator(sdk, debug.library);
     const line = await simulator.waitFor(/^measure: slotHeapUsed/, MEASURE_AFTER_MS + 60_000);
@@ -73,6 +70,5 @@ export async function benchFirmware(): Promise<BenchSection> {
   } finally {
     await simulator?.kill();
     await service.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }

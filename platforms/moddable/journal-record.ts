@@ -44,8 +44,7 @@ export interface JournalEntry {
   seq: number;
   resource: number;
   value: SampleValue | undefined;
-  /** Its bytes in the file, from `at`. */
-  at: number;
+  /** Its size in the file. */
   bytes: number;
 }
 
@@ -61,7 +60,7 @@ export function readRecord(file: FileHandle, length: number): JournalEntry | nul
   const kind = head.getUint8(0);
   const seq = head.getFloat64(1, true);
   if (kind < NUMBER || kind > ACK || !Number.isSafeInteger(seq) || seq < 0) return back(file, at);
-  const entry: JournalEntry = { kind, seq, resource: 0, value: undefined, at, bytes: HEAD_BYTES };
+  const entry: JournalEntry = { kind, seq, resource: 0, value: undefined, bytes: HEAD_BYTES };
   if (kind === ACK) return entry;
   const fixed = kind === NUMBER ? RESOURCE_BYTES + 8 : kind === STRING ? RESOURCE_BYTES + 4 : RESOURCE_BYTES;
   if (length - file.position < fixed) return back(file, at);

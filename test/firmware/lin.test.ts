@@ -28,8 +28,9 @@ const SPILL_EVERY = 6;
 if (typeof sdk === 'string') console.log('firmware tests skipped: ' + sdk);
 
 describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Moddable SDK)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'feed-agent-firmware-'));
-  const journal = join(dir, 'feed-agent.q');
+  // Made in beforeAll: describe's body runs even where the suite is skipped, and afterAll does not.
+  let dir = '';
+  let journal = '';
   let service: RunningService;
   // The firmware talks to the service through the fault proxy: it keeps every feed the service stored,
   // in order, and an outage is the proxy off the network (connections refused).
@@ -54,6 +55,8 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   };
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'feed-agent-firmware-'));
+    journal = join(dir, 'feed-agent.q');
     service = await startService({ seed: SEED });
     proxy = await FaultProxy.start(service.url);
     library = buildApp(sdk as Sdk, ROOT, join(dir, 'build'), {

@@ -41,7 +41,8 @@ export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Recor
   const args = [...(debug ? ['-d'] : []), '-m', '-p', 'lin', '-o', outDir, ...Object.entries(config).map(([k, v]) => k + '=' + v)];
   const run = spawnSync('mcconfig', args, { cwd: appDir, env: { ...process.env, MODDABLE: sdk.moddable, PATH: sdk.path }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const output = (run.stdout ?? '') + (run.stderr ?? '');
-  if (run.status !== 0) throw new Error('mcconfig ' + args.join(' ') + ' failed:\n' + output.split('\n').slice(-30).join('\n'));
+  // The token is on the mcconfig line: never in an error that CI prints.
+  if (run.status !== 0) throw new Error(('mcconfig ' + args.join(' ') + ' failed:\n' + output.split('\n').slice(-30).join('\n')).replace(/\btoken=\S*/g, 'token=[redacted]'));
   const kind = debug ? 'debug' : 'release';
   const name = basename(appDir);
   return {
