@@ -6,8 +6,9 @@
 //   larger than the room in the socket, and the adapter sends Content-Length in bytes itself. A body
 //   given whole is written in one call, which throws "can't write all data" once it outgrows the socket's
 //   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB. An ASCII body (every
-//   batch of numbers) goes as slices of its text, which the socket writes as the same bytes; only one
-//   with other characters is copied into UTF-8 first.
+//   batch of numbers; a native regex test says so) goes as slices of its text, which the socket writes as
+//   the same bytes; only one with other characters is measured and copied into UTF-8 in JavaScript. The
+//   answer is decoded natively (`String.fromArrayBuffer`), not byte by byte.
 // - http.js writes each fragment the moment the callback returns it: once the last one is handed over,
 //   the service may act on the request (maybeDelivered); before, it cannot, its Content-Length not met. A
 //   request without a body is handed over when the first callback answers undefined.
@@ -22,7 +23,7 @@
 //   lin build, docs/moddable.md).
 import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
-import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
+import { utf8Length, utf8Write } from '../../src/core/utf8';
 import type { RequestOptions, Sdk, SdkRequest } from './sdk';
 import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from './sdk';
 
@@ -40,13 +41,11 @@ const TLS_1_2 = 0x303;
 /** An exchange's end: an HttpResult, or an answer whose body is still bytes. */
 type Ending = HttpResult | { kind: 'answer'; status: number; retryAfter: string | null; bytes: ArrayBuffer };
 
-export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer'>, options: HttpOptions = {}): Host['request'] {
+export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>, options: HttpOptions = {}): Host['request'] {
   const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new Exchange(sdk, options, req, resolve).start());
+  const toResult = (ending: Ending): HttpResult =>
+    ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: sdk.decode(ending.bytes) } : ending;
   return (req) => Promise.resolve(req).then(exchange).then(toResult);
-}
-
-function toResult(ending: Ending): HttpResult {
-  return ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: decode(ending.bytes) } : ending;
 }
 
 /** One request, from the dictionary to the result; every reference is dropped once it settled. */
@@ -65,7 +64,7 @@ class Exchange {
   private settled = false;
 
   constructor(
-    private readonly sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer'>,
+    private readonly sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>,
     private readonly options: HttpOptions,
     private readonly req: HttpRequest,
     private readonly resolve: (ending: Ending) => void,
@@ -84,15 +83,17 @@ class Exchange {
     const headers: string[] = [];
     for (const name in req.headers) headers.push(name, req.headers[name]);
     if (req.body !== undefined) {
-      const bytes = utf8Length(req.body);
-      if (bytes === req.body.length) this.body = req.body;
-      else {
-        const body = new ArrayBuffer(bytes);
+      // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/errors.ts).
+      if (/^[\x00-\x7f]*$/.test(req.body)) {
+        this.body = req.body;
+        this.bodyBytes = req.body.length;
+      } else {
+        const body = new ArrayBuffer(utf8Length(req.body));
         utf8Write(req.body, new Uint8Array(body), 0);
         this.body = body;
+        this.bodyBytes = body.byteLength;
       }
-      this.bodyBytes = bytes;
-      headers.push('Content-Length', String(bytes));
+      headers.push('Content-Length', String(this.bodyBytes));
     }
     // http.js names the host without its port; a server behind a shared address needs both.
     if (port !== (secure ? 443 : 80)) headers.push('Host', host + ':' + port);
@@ -180,11 +181,4 @@ class Exchange {
     }
     this.resolve(ending);
   }
-}
-
-/** The answer's bytes as text: ASCII in one native call per 64 bytes, anything else as UTF-8. */
-function decode(buffer: ArrayBuffer): string {
-  const bytes = new Uint8Array(buffer);
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] >= 0x80) return utf8Read(bytes, 0, bytes.length);
-  return asciiRead(bytes, 0, bytes.length);
 }

@@ -8,6 +8,6 @@ import Time from 'time';
 import { File } from 'file';
 import type { FileClass, Sdk } from './sdk';
 
-export const sdk: Sdk = Object.freeze({ Request, SecureSocket, Timer, Time, trace });
+export const sdk: Sdk = Object.freeze({ Request, SecureSocket, Timer, Time, trace, decode: (bytes: ArrayBuffer) => String.fromArrayBuffer(bytes) });
 
 export const files: FileClass = File;

@@ -86,4 +86,6 @@ export interface Sdk {
   Time: TimeModule;
   /** The global `trace`: one line to the debugger or the serial console. */
   trace(text: string): void;
+  /** UTF-8 bytes as text: XS's native `String.fromArrayBuffer`. */
+  decode(bytes: ArrayBuffer): string;
 }

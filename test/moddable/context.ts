@@ -56,6 +56,12 @@ export interface AdapterScenario {
   run(ctx: AdapterContext): Promise<unknown>;
 }
 
+/** The engine's own UTF-8 decoder, as the device's is XS's String.fromArrayBuffer: both are native. */
+const decode = (bytes: ArrayBuffer): string => {
+  const fromArrayBuffer = (String as { fromArrayBuffer?: (b: ArrayBuffer) => string }).fromArrayBuffer;
+  return fromArrayBuffer !== undefined ? fromArrayBuffer(bytes) : new TextDecoder().decode(bytes);
+};
+
 export function createAdapterContext(link: Link, disk: DiskLink, url: string): AdapterContext {
   const { call, idle } = trackedLink(link);
   const clocks: VirtualClock[] = [];
@@ -86,6 +92,7 @@ export function createAdapterContext(link: Link, disk: DiskLink, url: string): A
         Timer: timerStandIn(clock),
         Time: timeStandIn(clock, options.ticksAt0 ?? 0),
         trace: (text) => void trace.push(text),
+        decode,
       };
       return { clock, sdk, trace, written };
     },
