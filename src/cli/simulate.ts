@@ -3,7 +3,7 @@
 // line on stderr and exit 2; the token is never printed.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../core/config';
+import { ConfigError, isServiceUrl } from '../core/config';
 import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
 import { parseSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
@@ -201,16 +201,6 @@ function deviceCount(text: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < 1 || n > MAX_DEMO_DEVICES) throw new UsageError(`--devices must be an integer from 1 to ${MAX_DEMO_DEVICES}, got ${JSON.stringify(text)}`);
   return n;
-}
-
-function isServiceUrl(text: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.search === '' && url.hash === '';
 }
 
 function resourceList(text: string): number[] {

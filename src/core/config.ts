@@ -141,6 +141,8 @@ const required = (check: Check): Check => {
   return (v) => (v === undefined ? 'required' : present(v));
 };
 
+/** An http:// or https:// base URL: a host, maybe a port and a path, no query or fragment. */
+export const isServiceUrl = (v: unknown): boolean => typeof v === 'string' && /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v);
 const isPositiveInteger = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
 const positiveInteger = expect('a positive integer', isPositiveInteger);
 const period = expect('a number of ms ≥ 1', (v) => typeof v === 'number' && v >= 1 && v < Infinity);
@@ -152,7 +154,7 @@ const nonEmptyString = expect('a non-empty string', (v) => typeof v === 'string'
 const apart = (): null => null;
 
 const TOP: Record<string, Check> = Object.freeze({
-  url: required(expect('an http:// or https:// URL', (v) => typeof v === 'string' && /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v))),
+  url: required(expect('an http:// or https:// URL', isServiceUrl)),
   publicKey: required(nonEmptyString),
   // The token's value is a secret: say what is wrong with it without quoting it.
   token: required((v) => (nonEmptyString(v) === null ? null : 'expected a non-empty string')),

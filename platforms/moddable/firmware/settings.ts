@@ -2,6 +2,8 @@
 // mcconfig line, which arrive as strings). Every problem is named at once, in words a person who typed
 // the build line can act on; the token's value is never repeated.
 
+import { isServiceUrl } from '../../../src/core/config';
+
 /** The resources the firmware feeds, by role: three sensors and the actuator that traces commands. */
 export const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'command'] as const);
 export type Role = (typeof ROLES)[number];
@@ -57,7 +59,7 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     problems.push(key + ': expected a whole number ≥ ' + least + ', got "' + String(value) + '"');
     return DEFAULTS[key];
   };
-  const url = text('url', (v) => (/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v) ? null : 'expected http://host[:port] or https://host[:port]'));
+  const url = text('url', (v) => (isServiceUrl(v) ? null : 'expected http://host[:port] or https://host[:port]'));
   const publicKey = text('publicKey', () => null);
   const token = text('token', () => null, true);
   const resources = readResources(config.resources, problems);
