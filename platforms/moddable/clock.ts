@@ -2,7 +2,8 @@
 // 32-bit millisecond counter on most microcontrollers (it rolls over after 24.8 days) and a large float
 // on the simulator; `Time.delta` is correct across the rollover (documentation/base/base.md). The clock
 // adds up those deltas, so it starts at 0 and never goes back.
-import type { Host, TimerHandle } from '../../src/core/host';
+import { chainedTimers } from '../../src/core/chained-timers';
+import type { Host } from '../../src/core/host';
 import type { TimeModule, TimerModule } from './sdk';
 
 /** `Host['now']`. It must be read at least once per rollover period: the agent's timers see to that. */
@@ -17,28 +18,7 @@ export function createClock(time: TimeModule): Host['now'] {
   };
 }
 
-// modTimer.c reads an interval into a C int: longer waits are chained.
-const MAX_DELAY = 2 ** 31 - 1;
-
-/** A wait longer than one Timer can take: the id of the Timer now running for it. */
-class Chain {
-  current: unknown = null;
-}
-
 /** `Host['setTimer']` and `Host['clearTimer']`: a one-shot Timer, which frees itself once it fired. */
 export function createTimers(timer: TimerModule): Pick<Host, 'setTimer' | 'clearTimer'> {
-  return {
-    setTimer(ms: number, fn: () => void): TimerHandle {
-      if (ms <= MAX_DELAY) return timer.set(fn, ms);
-      const chain = new Chain();
-      const arm = (left: number): void => {
-        chain.current = timer.set(() => (left > MAX_DELAY ? arm(left - MAX_DELAY) : fn()), Math.min(left, MAX_DELAY));
-      };
-      arm(ms);
-      return chain;
-    },
-    clearTimer(handle: TimerHandle): void {
-      timer.clear(handle instanceof Chain ? handle.current : handle);
-    },
-  };
+  return chainedTimers((fn, ms) => timer.set(fn, ms), (id) => timer.clear(id));
 }
