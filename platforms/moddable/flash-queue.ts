@@ -57,7 +57,7 @@ export function openFlashQueue(files: FileClass, options: FlashQueueOptions): Fl
 class Journal implements FlashQueue {
   /** Open during a burst; closed (committed) otherwise. */
   private file: FileHandle | null = null;
-  /** Length of the file; 0 when there is none. */
+  /** End of the last whole record, where the next burst is written; 0 when there is no file. */
   private size = 0;
   private lastSeq = -1;
   private ackedSeq = -1;

@@ -3,6 +3,7 @@
 //
 // @example
 // import config from "mc/config";
+// import Time from "time";
 // import { createAgent } from "feed-agent/src/core/index";
 // import { createModdableHost, files, openFlashQueue, sdk } from "feed-agent/platforms/moddable/index";
 //

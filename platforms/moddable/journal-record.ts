@@ -1,5 +1,5 @@
 // The records of the flash queue's journal (flash-queue.ts): binary and little-endian, so that a sample
-// costs 13 to 21 bytes of flash and reading one back allocates only its own bytes. A record is its kind
+// costs 13 bytes of flash (a boolean), 21 (a number) or 17 and its UTF-8 (a string), and reading one back allocates only its own bytes. A record is its kind
 // (u8) and sequence number (f64), then for a sample its resource (u32) and value: a number as f64,
 // false and true as nothing, a string as its UTF-8 length (u32) and bytes. An acknowledgement has no more.
 import type { SampleValue } from '../../src/core/host';

@@ -77,7 +77,7 @@ export interface FileClass {
   rename(from: string, to: string): boolean;
 }
 
-/** What `createModdableHost` needs of the SDK: HTTP, timers, the tick counter and the log. */
+/** What `createModdableHost` needs of the SDK: HTTP, timers, the tick counter, the log and a UTF-8 decoder. */
 export interface Sdk {
   Request: RequestClass;
   /** `SecureSocket`, for https URLs; without it they fail before anything is sent. */

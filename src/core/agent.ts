@@ -48,8 +48,9 @@ export interface StopOptions {
 export interface Agent {
   /**
    * Reads the resources (operation 2) to learn their restrictions and check they exist, then starts
-   * sampling, flushing and polling. Rejects with MissingResourceError naming unknown ids, or with the
-   * FeedError of a refused token. If the service cannot be reached, it starts anyway and retries the lookup.
+   * sampling, flushing and polling. Rejects with a ConfigError naming unknown ids, or with the FeedError
+   * of an answer not worth retrying (a refused token, another 4xx). If the service cannot be reached, it
+   * starts anyway and retries the lookup.
    */
   start(): Promise<void>;
   stop(options?: StopOptions): Promise<AgentStats>;

@@ -34,12 +34,11 @@ export type SampleValue = number | boolean | string;
 /**
  * Optional durable storage for the queue; after a crash, `load` gives back every sample not yet
  * acknowledged, oldest first. Sequence numbers are assigned by the core, increase by one per accepted
- * sample, and survive restarts (the core continues from the highest loaded `seq` + 1, or from `nextSeq`
- * when nothing is pending).
+ * sample, and survive restarts (the core continues from the number `load` returns).
  *
  * When it writes is the storage's choice (`spillEvery`). Without `spillEvery` the core appends every
- * sample as it accepts it: a sample counts as queued only once `append` has returned, and a crash loses
- * nothing accepted (a disk). With it, nothing is written while the service answers; once a flush has
+ * sample as it accepts it, and a crash loses nothing whose `append` returned (a disk); a failed append
+ * is counted in `storageErrors` and leaves that sample in memory only. With it, nothing is written while the service answers; once a flush has
  * failed, the queued samples not yet written are appended in one burst each time `spillEvery` more have
  * come in, and all of them when the application calls `agent.persist()` (before deep sleep) or `stop()`
  * leaves samples queued; acknowledgements are written only while the storage holds samples. Flash is

@@ -65,7 +65,7 @@ export class SampleQueue {
   /**
    * The resource id of each text entry, claimed in order; 0 while unclaimed. A claimed entry keeps its
    * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
-   * resources; the samples of ids beyond the entries keep their id in `resources`.
+   * resources; the samples of ids beyond the entries keep their id in `resources_`.
    */
   private readonly entryIds_: Uint32Array;
   /**
@@ -219,7 +219,8 @@ export class SampleQueue {
   /**
    * Keeps the fast lane shut for any sample that would leave `length` or more queued, so that it takes
    * `push` and its caller sees it: the uplink acts on the queue's length at only a few points. A queue
-   * with sequence numbers (durable storage) keeps it shut: each of its samples is stored on the way in.
+   * with sequence numbers (durable storage) keeps it shut: each of its samples needs its number, and
+   * durable storage its turn (`keep_` in agent.ts).
    */
   wake_(length: number): void {
     this.wakeLength_ = length;

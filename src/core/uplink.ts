@@ -410,7 +410,7 @@ export class Uplink implements Job {
   }
 
   /**
-   * Tells the queue which sample needs `queued()`, after every change of the state that decides it: every
+   * Tells the queue which sample needs `queued_()`, after every change of the state that decides it: every
    * one while no flush is pending (the first arms the timer), the one that fills a batch while the timer
    * runs, none while a request is out (its answer reschedules).
    */

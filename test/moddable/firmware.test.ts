@@ -43,7 +43,7 @@ describe('firmware settings', () => {
   it('names every bad or missing key at once, and never repeats the token', () => {
     const read = readSettings({ url: 'ftp://x', token: '', resources: 'uptime:301,fan:9,heap:x,command:301', every: '10', ca: 'my-ca.pem', file: GOOD.file });
     expect(read.problems).toEqual([
-      'url: expected http://host[:port] or https://host[:port], got "ftp://x"',
+      'url: expected http(s)://host[:port][/path], without query or fragment, got "ftp://x"',
       'publicKey: missing (add publicKey=… to the mcconfig line)',
       'token: missing (add token=… to the mcconfig line)',
       'resources: "fan" is not one of uptime, heap, rssi, command (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',

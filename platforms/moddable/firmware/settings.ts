@@ -59,7 +59,7 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     problems.push(key + ': expected a whole number ≥ ' + least + ', got "' + String(value) + '"');
     return DEFAULTS[key];
   };
-  const url = text('url', (v) => (isServiceUrl(v) ? null : 'expected http://host[:port] or https://host[:port]'));
+  const url = text('url', (v) => (isServiceUrl(v) ? null : 'expected http(s)://host[:port][/path], without query or fragment'));
   const publicKey = text('publicKey', () => null);
   const token = text('token', () => null, true);
   const resources = readResources(config.resources, problems);
