@@ -3,6 +3,7 @@
 // operation 3's checks and is stored as the platform writing; access (loopback Host, password); the
 // interface answers as before beside it; and the feed pages come from the index, by the query plan.
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -229,6 +230,50 @@ describe('access', () => {
     }
     // The interface keeps its own rules: no Host check.
     expect((await request(`${a.root}/resource/74`, 'GET', { headers: { Host: 'evil.example' } })).status).toBe(200);
+  });
+
+  it('without a password, refuses a connection that is not a loopback one, whatever its Host header', async () => {
+    // The service listens beyond loopback (as with .listen(port, '0.0.0.0')) but was told nothing of it,
+    // so it has no password. Its sockets report the addresses a client on the network would have; the
+    // connection itself stays on loopback, the only address a test may reach.
+    const exposed = createService({ seed: SEED, dashboard: {} });
+    const seen: [string, string][] = [];
+    let addresses: [remote: string, local: string] = ['192.168.1.20', '192.168.1.10'];
+    exposed.server.prependListener('connection', (socket: Socket) => {
+      Object.defineProperty(socket, 'remoteAddress', { value: addresses[0] });
+      Object.defineProperty(socket, 'localAddress', { value: addresses[1] });
+      seen.push(addresses);
+    });
+    await new Promise<void>((resolve) => exposed.server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(exposed.server.address() as AddressInfo).port}`;
+    const localhost = { Host: 'localhost' };
+    try {
+      for (const remote of [['192.168.1.20', '192.168.1.10'], ['::ffff:10.0.0.7', '::ffff:10.0.0.1'], ['fe80::1', 'fe80::2'], ['127.0.0.1', '192.168.1.10']] as const) {
+        addresses = [...remote];
+        for (const path of ['/', '/_local/devices']) {
+          const reply = await request(url + path, 'GET', { headers: localhost });
+          expect(reply.status, `${remote} ${path}`).toBe(403);
+          expect(reply.json.message).toMatch(/only connections from this machine/);
+        }
+        const write = await request(`${url}/_local/resources/74/feeds`, 'POST', { body: JSON.stringify({ input: 20 }), headers: localhost });
+        expect(write.status, `${remote} write`).toBe(403);
+      }
+      expect(seen.length).toBe(12);
+      // Loopback, IPv4 mapped into IPv6 included: as before, the Host header decides.
+      for (const loopback of [['127.0.0.1', '127.0.0.1'], ['::ffff:127.0.0.1', '::ffff:127.0.0.1'], ['::1', '::1']] as const) {
+        addresses = [...loopback];
+        expect((await request(`${url}/_local/devices`, 'GET', { headers: localhost })).status, loopback[0]).toBe(200);
+        expect((await request(`${url}/_local/devices`, 'GET', { headers: { Host: 'evil.example' } })).status, loopback[0]).toBe(403);
+      }
+      // None of the refused writes was stored.
+      const state = (await request(`${url}/_local/devices`, 'GET', { headers: localhost })).json.payload;
+      expect(state.devices[0].resources.find((r: any) => r.record.id_resource === 74).record.last_feed).toBeNull();
+      // The interface keeps its own rules: a device on the network is answered.
+      addresses = ['192.168.1.20', '192.168.1.10'];
+      expect((await request(`${url}/api/device/${A.key}/resource/74`, 'GET')).status).toBe(200);
+    } finally {
+      await exposed.close();
+    }
   });
 
   it('with a password, the page and its API need it (any user name); the interface keeps its bearer rules', async () => {
