@@ -3,14 +3,14 @@
 // no usage counter and no presence, and its write is operation 3's checks, stored as the platform writing.
 // Answers use the interface's envelope, so a failure reads like the service's other failures.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Feed, Subtype } from '../core/wire';
+import type { Feed } from '../core/wire';
 import { HttpError, readBody, successBody } from './http';
 import type { FeedPage, LocalResource, LocalState, ValueKind } from './local-wire';
 import { platformFeed } from './operations';
 import { checkContentType, parseId, parseJson } from './parse';
 import { resourceRecord } from './records';
 import { clip } from './routes';
-import type { FeedRange, Store } from './store';
+import type { FeedRange, Store, SubtypeEntry } from './store';
 import { timestamp } from './time';
 
 export const LOCAL_API_PREFIX = '/_local/';
@@ -62,16 +62,20 @@ function state(store: Store, nowMs: number): LocalState {
       ...device,
       resources: resources.map((id): LocalResource => {
         const { subtype } = store.resource(id)!;
-        return { kind: valueKind(subtype.record), record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs) };
+        return { kind: valueKind(subtype), record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs) };
       }),
     })),
   };
 }
 
-// The agent's rule for the value of a command (core/resources.ts, parseCommand_).
-function valueKind(s: Subtype): ValueKind {
-  if (s.data_restriction_regex !== null && s.data_restriction_regex !== '') return 'string';
-  return s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1 ? 'boolean' : 'number';
+/**
+ * The agent's rule for the value of a command, condition for condition (core/resources.ts: parseCommand_,
+ * and binary_ in lookup_): a string when the compiled restriction has a regex (an empty one is none), a
+ * boolean for 0..1 only when the subtype's regex is null, a number otherwise.
+ */
+function valueKind({ record: s, restriction }: SubtypeEntry): ValueKind {
+  if (restriction.regex !== null) return 'string';
+  return s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1 ? 'boolean' : 'number';
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;

@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createService, startService } from '../../src/service';
+import { FeedClient } from '../../src/core/client';
+import { Resources } from '../../src/core/resources';
+import { createHttp } from '../../platforms/node/http';
+import { checkSeed, createService, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { FeedPage } from '../../src/service/local-wire';
 import { FEED_PAGE_SQL, Store } from '../../src/service/store';
@@ -59,6 +62,39 @@ describe('GET /_local/devices', () => {
     expect(Object.keys(devices[0])).toEqual(['id_device', 'public_key', 'name', 'resources']);
     expect(devices[0].resources[1].record).toMatchObject({ name: 'Temperature', subtype: { name_i18n: 'Temperature', data_restriction_begin_range: -40 } });
     for (const secret of [A.token, B.token]) expect(reply.text).not.toContain(secret);
+  });
+});
+
+describe('a resource’s kind', () => {
+  it('is the agent’s rule for a command’s value, subtype for subtype (an empty regex is none, 0..1 boolean only without one)', async () => {
+    const restrictions: [regex: string | null, begin: number, end: number][] = [
+      [null, 0, 1],
+      ['', 0, 1],
+      [null, 0, 2],
+      ['', -40, 125],
+      ['on|off', 0, 1],
+      ['/^[a-z]+$/i', 0, 100],
+    ];
+    const ids = restrictions.map((_, i) => 901 + i);
+    // As a seed file gives it: the optional fields filled by the check.
+    const seed = checkSeed({
+      subtypes: restrictions.map(([regex, begin, end], i) => ({
+        id_resource_subtype: 1 + i, id_resource_type: 2, name: `S${i}`, data_restriction_regex: regex, data_restriction_begin_range: begin, data_restriction_end_range: end,
+      })),
+      devices: [{ public_key: 'KINDS', token: 'kinds-token', resources: ids.map((id, i) => ({ id_resource: id, id_resource_subtype: 1 + i, name: `R${id}`, lifetime: 5 })) }],
+    });
+    const kinds = await startService({ seed, dashboard: {} });
+    try {
+      const listed = (await request(`${kinds.url}/_local/devices`, 'GET')).json.payload.devices[0].resources.map((r: any) => r.kind);
+      // The agent itself, after its start-up lookup of the same records, parsing a command of "1".
+      const agent = new Resources(ids, () => -1);
+      await agent.lookup_(new FeedClient(createHttp(), { baseUrl: kinds.url, publicKey: 'KINDS', token: 'kinds-token', timeoutMs: 5_000 }), () => {});
+      const parsed = ids.map((id) => typeof agent.parseCommand_(id, '1'));
+      expect(parsed).toEqual(['boolean', 'number', 'number', 'number', 'string', 'string']);
+      expect(listed).toEqual(parsed);
+    } finally {
+      await kinds.close();
+    }
   });
 });
 

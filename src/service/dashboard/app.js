@@ -276,7 +276,8 @@ function fact(term, value, note = '') {
 
 /** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
 function rule(s) {
-  return s.data_restriction_regex ?? `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
+  // An empty regex is none (core/validate.ts): the range applies.
+  return s.data_restriction_regex || `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
 }
 
 /**
