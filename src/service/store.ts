@@ -163,7 +163,9 @@ export class Store {
   private resources = new Map<number, ResourceEntry>();
   private readonly inTransaction: <T>(fn: () => T) => T;
   private readonly statements;
-  /** Statements made from generated SQL, by their text: a seed of many devices, inserts of every size. */
+  /** The insert statement of each group size (INSERT_GROUPS), made on first use. */
+  private readonly inserts = new Map<number, Database.Statement<unknown[]>>();
+  /** The upserts' statements, made from SQL generated per table and columns, by their text. */
   private readonly prepared = new Map<string, Database.Statement<unknown[]>>();
 
   /** Opens (and creates when needed) the database; in memory without a file. */
@@ -263,8 +265,14 @@ export class Store {
     return last - feeds.length + 1;
   }
 
+  // By row count, not by text: a chunk of a batch looks its statement up without building its SQL again.
   private insertStatement(rows: number): Database.Statement<unknown[]> {
-    return this.statement(`INSERT INTO feeds (id_resource, raw_data, created_at) VALUES ${Array(rows).fill('(?, ?, @createdAt)').join(', ')}`);
+    let statement = this.inserts.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(`INSERT INTO feeds (id_resource, raw_data, created_at) VALUES ${Array(rows).fill('(?, ?, @createdAt)').join(', ')}`);
+      this.inserts.set(rows, statement);
+    }
+    return statement;
   }
 
   private statement(sql: string): Database.Statement<unknown[]> {
