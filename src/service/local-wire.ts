@@ -23,9 +23,13 @@ export interface LocalDevice {
   resources: LocalResource[];
 }
 
-/** GET /_local/devices. `now` is the service's clock, in the interface's timestamp form. */
+/**
+ * GET /_local/devices: one page of the devices (`page`, `limit`). `now` is the service's clock, in the
+ * interface's timestamp form; `total` how many devices the service has.
+ */
 export interface LocalState {
   now: string;
+  total: number;
   devices: LocalDevice[];
 }
 

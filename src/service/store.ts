@@ -161,6 +161,8 @@ export class Store {
   private readonly db: Database.Database;
   private devices = new Map<string, DeviceEntry>();
   private resources = new Map<number, ResourceEntry>();
+  /** Each device's resource ids in increasing order, by device id. */
+  private resourcesOf = new Map<number, number[]>();
   private readonly inTransaction: <T>(fn: () => T) => T;
   private readonly statements;
   /** The insert statement of each group size (INSERT_GROUPS), made on first use. */
@@ -224,7 +226,7 @@ export class Store {
       platformWrote: db.prepare<[{ id: number; feed: number; stamp: string }]>(`
         UPDATE resources SET id_first_feed = coalesce(id_first_feed, @feed), id_last_feed = @feed, updated_at = @stamp
         WHERE id_resource = @id`),
-      devices: db.prepare<[], DeviceListing>('SELECT id_device, public_key, name FROM devices ORDER BY id_device'),
+      devicePage: db.prepare<[number, number], DeviceListing>('SELECT id_device, public_key, name FROM devices ORDER BY id_device LIMIT ? OFFSET ?'),
     };
     this.loadCatalog();
   }
@@ -330,13 +332,13 @@ export class Store {
     });
   }
 
-  /** Every device, in the order they were first seeded, with its resource ids in increasing order. */
-  deviceList(): (DeviceListing & { resources: number[] })[] {
-    const all = [...this.resources.values()];
-    return this.statements.devices.all().map((d) => ({
-      ...d,
-      resources: all.filter((r) => r.deviceId === d.id_device).map((r) => r.id).sort((a, b) => a - b),
-    }));
+  /**
+   * One page of the devices, in the order they were first seeded (`limit` of them after the first
+   * `offset`), each with its resource ids in increasing order; and how many devices there are in all.
+   */
+  devicePage(offset: number, limit: number): { total: number; devices: (DeviceListing & { resources: number[] })[] } {
+    const devices = this.statements.devicePage.all(limit, offset).map((d) => ({ ...d, resources: this.resourcesOf.get(d.id_device) ?? [] }));
+    return { total: this.devices.size, devices };
   }
 
   /**
@@ -403,16 +405,22 @@ export class Store {
     }[];
     for (const row of rows) devices.set(row.public_key, { id: row.id_device, publicKey: row.public_key, tokenDigest: row.token_sha256 });
     const resources = new Map<number, ResourceEntry>();
-    const resourceRows = this.db.prepare('SELECT id_resource, id_device, id_resource_subtype FROM resources').all() as {
+    const resourcesOf = new Map<number, number[]>();
+    const resourceRows = this.db.prepare('SELECT id_resource, id_device, id_resource_subtype FROM resources ORDER BY id_resource').all() as {
       id_resource: number;
       id_device: number;
       id_resource_subtype: number;
     }[];
     for (const row of resourceRows) {
       resources.set(row.id_resource, { id: row.id_resource, deviceId: row.id_device, subtype: subtypes.get(row.id_resource_subtype)! });
+      // One pass, the rows in id order: each device's list comes out sorted.
+      const own = resourcesOf.get(row.id_device);
+      if (own === undefined) resourcesOf.set(row.id_device, [row.id_resource]);
+      else own.push(row.id_resource);
     }
     this.devices = devices;
     this.resources = resources;
+    this.resourcesOf = resourcesOf;
   }
 }
 

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedClient } from '../../src/core/client';
 import { Resources } from '../../src/core/resources';
 import { createHttp } from '../../platforms/node/http';
-import { checkSeed, createService, startService } from '../../src/service';
+import { checkSeed, createService, demoFleetDevice, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import type { FeedPage } from '../../src/service/local-wire';
+import type { FeedPage, LocalState } from '../../src/service/local-wire';
 import { FEED_PAGE_SQL, Store } from '../../src/service/store';
 import { device, request } from './client';
 import type { Reply } from './client';
@@ -62,6 +62,41 @@ describe('GET /_local/devices', () => {
     expect(Object.keys(devices[0])).toEqual(['id_device', 'public_key', 'name', 'resources']);
     expect(devices[0].resources[1].record).toMatchObject({ name: 'Temperature', subtype: { name_i18n: 'Temperature', data_restriction_begin_range: -40 } });
     for (const secret of [A.token, B.token]) expect(reply.text).not.toContain(secret);
+  });
+});
+
+describe('GET /_local/devices of a fleet', () => {
+  it('gives one page: `limit` devices (10 unless asked, at most 100) of page `page`, and how many there are', async () => {
+    const fleet = await startService({ demoDevices: 25, dashboard: {} });
+    try {
+      const list = async (query: string) => {
+        const reply = await request(`${fleet.url}/_local/devices${query}`, 'GET');
+        expect(reply.status, reply.text).toBe(200);
+        return reply.json.payload as LocalState;
+      };
+      const keys = (state: LocalState) => state.devices.map((d) => d.public_key);
+      const fleetKeys = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => demoFleetDevice(from + k).publicKey);
+      const first = await list('');
+      expect(first.total).toBe(25);
+      expect(keys(first)).toEqual(fleetKeys(0, 10));
+      expect(first.devices[9].resources.map((r) => r.record.id_resource)).toEqual(demoFleetDevice(9).resources);
+      expect(keys(await list('?page=3'))).toEqual(fleetKeys(20, 25));
+      expect(keys(await list('?page=2&limit=7'))).toEqual(fleetKeys(7, 14));
+      expect(keys(await list('?limit=100'))).toEqual(fleetKeys(0, 25));
+      expect(await list('?page=4')).toMatchObject({ total: 25, devices: [] });
+      for (const [query, message] of [
+        ['page=0', /page "0" is not a positive integer/],
+        ['page=x', /page "x" is not a positive integer/],
+        ['limit=101', /limit 101 is over the most a page holds, 100 devices/],
+        ['page=1&page=2', /page is given more than once/],
+      ] as const) {
+        const reply = await request(`${fleet.url}/_local/devices?${query}`, 'GET');
+        expect(reply.status, query).toBe(400);
+        expect(reply.json.message).toMatch(message);
+      }
+    } finally {
+      await fleet.close();
+    }
   });
 });
 
