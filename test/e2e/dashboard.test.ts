@@ -3,13 +3,13 @@
 // while the simulator runs; a command written from the page reaches the simulator, and a value that breaks
 // the restriction shows the service's message; `serve` prints the URL on its second line; names and
 // values with markup show as text. FEED_AGENT_SCREENSHOTS=1 writes the screenshots into docs/ (else tmp/).
-import { spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';
 import type { Chromium } from '../support/chromium';
+import { Served } from '../support/serve';
 import { ROOT, Sim, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-dashboard-');
@@ -88,14 +88,11 @@ describe('the dashboard in Chromium', () => {
     };
     const seedFile = join(work.dir, 'markup.json');
     writeFileSync(seedFile, JSON.stringify(seed));
-    const child = spawn(process.execPath, [work.cli(), 'serve', '--port', '0', '--seed', seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const served = await Served.start(work.cli(), ['--port', '0', '--seed', seedFile]);
     try {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      await expect.poll(() => out.split('\n').length, WAIT).toBeGreaterThanOrEqual(3);
-      const [listening, dashboard] = out.split('\n');
-      const url = /^listening on (\S+)$/.exec(listening)![1];
-      expect(dashboard).toBe(`dashboard ${url}/`);
+      const url = served.url;
+      expect(await served.line(/^dashboard /)).toBe(`dashboard ${url}/`);
+      expect(served.output().split('\n')[1]).toBe(`dashboard ${url}/`);
       const written = await fetch(`${url}/api/device/MARKUP/resource/1/feeds`, {
         method: 'POST',
         headers: { Authorization: 'Bearer markup-token', 'Content-Type': 'application/json' },
@@ -114,7 +111,7 @@ describe('the dashboard in Chromium', () => {
       expect(await page.evaluate('document.body.dataset.pwned')).toBeUndefined();
       await screenshot(page, 'dashboard-markup.png');
     } finally {
-      child.kill('SIGTERM');
+      await served.stop();
     }
   });
 });
