@@ -7,6 +7,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFleetDevice } from '../../src/service';
 import { launchChromium } from '../support/chromium';
 import type { Chromium } from '../support/chromium';
 import { Served } from '../support/serve';
@@ -47,6 +48,8 @@ describe('the dashboard in Chromium', () => {
     await page.goto(start.dashboard);
 
     await expect.poll(() => page.locator('.device-head h2').allTextContents(), WAIT).toEqual(['Demo Greenhouse Controller']);
+    // One device: no pager.
+    expect(await page.locator('#pager').isHidden()).toBe(true);
     await expect.poll(() => points(page, 102), WAIT).toBeGreaterThan(0);
     const before = await points(page, 102);
     // Live: more points arrive while the page stays open, drawn by uPlot on a canvas.
@@ -77,6 +80,37 @@ describe('the dashboard in Chromium', () => {
 
     sim.kill('SIGINT');
     expect(await sim.exited).toBe(0);
+  });
+
+  it('shows a fleet ten devices at a time, and its pager moves through them', { timeout: 60_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0', '--demo-devices', '25']);
+    try {
+      const page = await browser.context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${served.url}/`);
+      const keys = () => page.locator('.device-head code').allTextContents();
+      const fleet = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => demoFleetDevice(from + k).publicKey);
+      const shown = () => page.locator('#pager #shown').allTextContents();
+      await expect.poll(keys, WAIT).toEqual(fleet(0, 10));
+      expect(await shown()).toEqual(['devices 1–10 of 25']);
+      expect(await page.locator('.card').count()).toBe(80);
+      const previous = page.getByRole('button', { name: 'previous devices' });
+      const next = page.getByRole('button', { name: 'next devices' });
+      expect(await previous.isDisabled()).toBe(true);
+      await next.click();
+      await expect.poll(keys, WAIT).toEqual(fleet(10, 20));
+      await next.click();
+      await expect.poll(keys, WAIT).toEqual(fleet(20, 25));
+      expect(await shown()).toEqual(['devices 21–25 of 25']);
+      expect(await next.isDisabled()).toBe(true);
+      expect(await page.locator('.card').count()).toBe(40);
+      await previous.click();
+      await expect.poll(keys, WAIT).toEqual(fleet(10, 20));
+      expect(errors).toEqual([]);
+    } finally {
+      await served.stop();
+    }
   });
 
   it('serve prints the URL after "listening on"; names and values with markup show as text', { timeout: 60_000 }, async () => {
