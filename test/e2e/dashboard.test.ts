@@ -113,6 +113,30 @@ describe('the dashboard in Chromium', () => {
     }
   });
 
+  it('a chart drops the points that left its window as time passes, with no new feed', { timeout: 30_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${served.url}/`);
+      // The page's own chart module, on a chart of its own: three points, then the window moves past two.
+      // A string, so that the test's transform leaves the page's import() alone.
+      const counts = await page.evaluate(`(async () => {
+        const { SeriesChart } = await import('/_local/assets/chart.js');
+        const parent = document.body.appendChild(document.createElement('div'));
+        const chart = new SeriesChart(parent, 'number');
+        chart.append([100, 200, 300], [1, 2, 3], 0, 300);
+        const before = [chart.xs.length, parent.dataset.points];
+        chart.tick(250, 400);
+        const after = [chart.xs.length, parent.dataset.points];
+        chart.tick(350, 500);
+        return [before, after, [chart.xs.length, parent.dataset.points]];
+      })()`);
+      expect(counts).toEqual([[3, '3'], [1, '1'], [0, '0']]);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('serve prints the URL after "listening on"; names and values with markup show as text', { timeout: 60_000 }, async () => {
     const NAME = '<img src=x onerror="document.body.dataset.pwned=1">Pump <b>2</b>';
     const VALUE = '<script>document.body.dataset.pwned=2</script><i>dry</i>';
@@ -127,14 +151,18 @@ describe('the dashboard in Chromium', () => {
       const url = served.url;
       expect(await served.line(/^dashboard /)).toBe(`dashboard ${url}/`);
       expect(served.output().split('\n')[1]).toBe(`dashboard ${url}/`);
-      const written = await fetch(`${url}/api/device/MARKUP/resource/1/feeds`, {
-        method: 'POST',
-        headers: { Authorization: 'Bearer markup-token', 'Content-Type': 'application/json' },
-        body: JSON.stringify({ input: VALUE }),
-      });
-      expect(written.status).toBe(200);
+      const write = (input: string) =>
+        fetch(`${url}/api/device/MARKUP/resource/1/feeds`, {
+          method: 'POST',
+          headers: { Authorization: 'Bearer markup-token', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ input }),
+        });
+      expect((await write(VALUE)).status).toBe(200);
 
       const page = await browser.context.newPage();
+      // The feeds the page asks for: a list of ten asks for ten, not for a chart's page.
+      const asked: URL[] = [];
+      page.on('request', (r) => r.url().includes('/feeds') && asked.push(new URL(r.url())));
       await page.goto(`${url}/`);
       const card = page.locator('.card[data-resource="1"]');
       await expect.poll(() => card.locator('h3').allTextContents(), WAIT).toEqual([NAME]);
@@ -143,6 +171,11 @@ describe('the dashboard in Chromium', () => {
       expect((await card.locator('.facts .value').allTextContents())[0]).toBe(VALUE);
       expect(await page.locator('main img, main script, main b, main i, main h1').count()).toBe(0);
       expect(await page.evaluate('document.body.dataset.pwned')).toBeUndefined();
+      // A new value goes on top of the list; the page asked for no more than the list shows.
+      expect((await write('later')).status).toBe(200);
+      await expect.poll(() => card.locator('.values li .value').allTextContents(), WAIT).toEqual(['later', VALUE]);
+      expect(asked.length).toBeGreaterThanOrEqual(2);
+      for (const u of asked) expect(u.searchParams.get('limit'), u.search).toBe('10');
       await screenshot(page, 'dashboard-markup.png');
     } finally {
       await served.stop();

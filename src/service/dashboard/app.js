@@ -130,15 +130,20 @@ class Card {
   async sync(resource, nowMs, windowMs) {
     const last = resource.record.id_last_feed;
     if (last === null || last === this.shown) {
-      this.chart?.tick(nowMs / 1000);
+      this.chart?.tick((nowMs - windowMs) / 1000, nowMs / 1000);
       return;
     }
     const generation = this.generation;
     /** @type {Feeds} */
     let feeds;
-    if (this.shown === null) {
-      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: MAX_POINTS });
-      feeds = { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
+    if (this.shown === null || this.kind === 'string') {
+      // The newest in the window, as many as the card shows: a list needs ten, a chart a page.
+      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS });
+      const shown = this.shown;
+      // For a list, only those it does not show yet (ids grow with time): it keeps the rest.
+      const known = shown === null ? -1 : newest.id_resource_feed.findIndex((id) => id <= shown);
+      const fresh = (/** @type {any[]} */ column) => (known < 0 ? column : column.slice(0, known)).reverse();
+      feeds = { id_resource_feed: fresh(newest.id_resource_feed), created_at: fresh(newest.created_at), raw_data: fresh(newest.raw_data) };
     } else {
       feeds = { id_resource_feed: [], created_at: [], raw_data: [] };
       for (let after = this.shown; ; ) {
