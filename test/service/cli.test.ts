@@ -32,6 +32,14 @@ function serve(args: string[], options?: ServeOptions): Promise<Served> {
   return Served.start(cli, args, options);
 }
 
+/** A token a seed file gives without quotes: JSON.parse's message quotes its first ten characters. */
+const UNQUOTED = 'NEWTOKEN0123456789abcdef';
+
+/** The seed as a file whose first device's token is not quoted. */
+function unquotedToken(seed: object): string {
+  return JSON.stringify(seed).replace(`"token":"${A.token}"`, `"token":${UNQUOTED}`);
+}
+
 function seedFile(name: string, content: unknown): string {
   const file = join(work, name);
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
@@ -101,10 +109,14 @@ describe('feed-agent serve', () => {
     await next('seed applied again from ' + file);
     expect((await device(s.url, A.key, A.token).createFeed(73, 1)).status).toBe(401);
     expect((await device(s.url, A.key, rotated).createFeed(73, 1)).status).toBe(200);
-    // A file that does not parse changes nothing; the token of the last good one stays.
+    // A file that does not parse changes nothing; the token of the last good one stays. The message says
+    // where, and quotes nothing: not the token left unquoted.
     seedFile('rotating.json', '{"subtypes": [');
-    await next('nothing changed');
+    expect(await next('nothing changed')).toMatch(/seed is not valid JSON at line 1, column 15$/);
     expect((await device(s.url, A.key, rotated).createFeed(73, 0)).status).toBe(200);
+    seedFile('rotating.json', unquotedToken(SEED));
+    expect(await next('nothing changed')).toMatch(/seed is not valid JSON at line 1, column \d+$/);
+    expect(s.output()).not.toContain(UNQUOTED.slice(0, 4));
     seedFile('rotating.json', SEED);
     await next('seed applied again from ' + file);
     expect((await device(s.url, A.key, A.token).createFeed(73, 0)).status).toBe(200);
@@ -118,13 +130,15 @@ describe('feed-agent serve', () => {
     delete broken.devices[0].resources[1].lifetime;
     for (const [content, message] of [
       [broken, 'seed: devices[0].resources[1].lifetime is missing'],
-      ['{"subtypes": [', 'seed is not valid JSON'],
+      ['{"subtypes": [', 'seed is not valid JSON at line 1, column 15'],
+      [unquotedToken(SEED), 'seed is not valid JSON at line 1, column '],
       [{ ...SEED, devices: [{ ...SEED.devices[0], token: 'has space' }] }, 'seed: devices[0].token must be 1 to 512 visible ASCII characters'],
     ] as const) {
       const s = await serve(['--port', '0', '--seed', seedFile('bad.json', content)], { mayExit: true });
       expect(await s.exited).toBe(1);
       expect(s.output()).toContain(message);
       expect(s.output()).not.toContain('listening on');
+      expect(s.output()).not.toContain(UNQUOTED.slice(0, 4));
     }
     const unknown = await serve(['--port', '0', '--colour'], { mayExit: true });
     expect(await unknown.exited).toBe(1);
