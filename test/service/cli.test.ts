@@ -125,6 +125,15 @@ describe('feed-agent serve', () => {
     expect(s.output()).not.toContain(rotated);
   });
 
+  it('without --seed, SIGHUP stops it as a terminal hang-up stops any program', async () => {
+    const s = await serve(['--port', '0']);
+    s.child.kill('SIGHUP');
+    const stillRunning = new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref());
+    // Ended by the signal: no exit code.
+    expect(await Promise.race([s.exited, stillRunning])).toBeNull();
+    expect(s.output()).not.toContain('SIGHUP');
+  });
+
   it('refuses a bad seed file, naming the field, without starting', async () => {
     const broken = structuredClone(SEED) as unknown as { devices: { resources: Record<string, unknown>[] }[] };
     delete broken.devices[0].resources[1].lifetime;
