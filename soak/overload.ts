@@ -19,7 +19,7 @@ import type { Command } from '../test/scenarios/protocol';
 import { DEVICE as SCENARIO_DEVICE, R } from '../test/scenarios/seed';
 import { withBackend } from '../test/support/scenario-backend';
 import { XsWorker } from '../test/xs/harness';
-import { group } from './tally';
+import { format } from '../bench/measure';
 
 const QUEUE = 1024;
 const BATCH = 100;
@@ -161,13 +161,13 @@ export function overloadText(node: NodeOverloadReport, xs: XsOverloadReport): st
   const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
   const s = node.stats;
   return [
-    `Overload on Node: ${group(node.samples)} samples into a queue of ${group(QUEUE)} (drop-oldest) against a service answering each ` +
-      `batch late: the service holds ${group(node.stored)}, the agent dropped ${group(s.droppedOverflow)} ` +
-      `(together ${group(node.stored + s.droppedOverflow)}), ${node.duplicated} duplicated, the newest ${QUEUE - BATCH} all stored: ` +
+    `Overload on Node: ${format(node.samples)} samples into a queue of ${format(QUEUE)} (drop-oldest) against a service answering each ` +
+      `batch late: the service holds ${format(node.stored)}, the agent dropped ${format(s.droppedOverflow)} ` +
+      `(together ${format(node.stored + s.droppedOverflow)}), ${node.duplicated} duplicated, the newest ${QUEUE - BATCH} all stored: ` +
       `${node.newestMissing < 0 ? 'yes' : 'no, ' + node.newestMissing + ' missing'}. By twentieths, RSS (MB): ${node.rss.map(mb).join(' ')}; ` +
       `heap in use after a full collection (MB): ${node.heap.map(mb).join(' ')}.`,
-    `Overload on XS: ${group(xs.samples)} samples into a queue of ${group(QUEUE)} whose batch is never answered: live slots added by each ` +
-      `step of ${group(xs.samples / xs.added.length)}: ${xs.added.join(' ')}; accepted ${group(xs.counts.accepted)}, queued ${xs.counts.queued}, ` +
-      `dropped ${group(xs.counts.droppedOverflow)}; ${group(xs.computePerSample)} XS compute per sample once full.`,
+    `Overload on XS: ${format(xs.samples)} samples into a queue of ${format(QUEUE)} whose batch is never answered: live slots added by each ` +
+      `step of ${format(xs.samples / xs.added.length)}: ${xs.added.join(' ')}; accepted ${format(xs.counts.accepted)}, queued ${xs.counts.queued}, ` +
+      `dropped ${format(xs.counts.droppedOverflow)}; ${format(xs.computePerSample)} XS compute per sample once full.`,
   ].join('\n');
 }
