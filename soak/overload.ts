@@ -43,9 +43,10 @@ export async function nodeOverload(samples: number, slowMs: number, dir: string)
   const rss: number[] = [];
   const heap: number[] = [];
   const gc = collector();
+  let proxy: FaultProxy | null = null;
   let stats: AgentStats;
   try {
-    const proxy = await FaultProxy.start(service.url);
+    proxy = await FaultProxy.start(service.url);
     proxy.faults([{ op: 'create', always: true, action: { do: 'slow', ms: slowMs } }]);
     const agent = createAgent(createNodeHost(), {
       url: proxy.url,
@@ -68,8 +69,8 @@ export async function nodeOverload(samples: number, slowMs: number, dir: string)
       }
     }
     stats = await agent.stop({ flush: true, timeoutMs: 60_000 });
-    await proxy.close();
   } finally {
+    await proxy?.close();
     await service.close();
   }
   const values = storedFeeds(dbFile).map((f) => Number(f.value));
