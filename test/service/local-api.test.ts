@@ -368,11 +368,15 @@ describe('access', () => {
     }
   });
 
-  it('on a host beyond loopback, a password is made when none is given; an empty one is refused', () => {
+  it('on a host beyond loopback, a password is made when none is given; an empty one is refused', async () => {
     const exposed = createService({ seed: SEED, host: '0.0.0.0', dashboard: {} });
-    expect(exposed.dashboardPassword).toMatch(/^[\w-]{16}$/);
-    void exposed.close();
-    expect(createService({ seed: SEED, dashboard: {} }).dashboardPassword).toBeNull();
+    const loopback = createService({ seed: SEED, dashboard: {} });
+    try {
+      expect(exposed.dashboardPassword).toMatch(/^[\w-]{16}$/);
+      expect(loopback.dashboardPassword).toBeNull();
+    } finally {
+      await Promise.all([exposed.close(), loopback.close()]);
+    }
     expect(() => createService({ seed: SEED, dashboard: { password: '' } })).toThrow(/must not be empty/);
   });
 });
