@@ -12,10 +12,10 @@ import { createAgent } from '../src/core';
 import type { AgentStats } from '../src/core';
 import { startService } from '../src/service';
 import { createNodeHost } from '../platforms/node';
+import { format } from '../bench/measure';
 import { COUNTERS, DEVICE, SEED, storedFeeds } from '../test/e2e/support';
 import { FaultProxy } from '../test/support/fault-proxy';
 import type { XsOverloadReport } from './overload-xs';
-import { format } from '../bench/measure';
 
 const QUEUE = 1024;
 const BATCH = 100;

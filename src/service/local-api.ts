@@ -18,7 +18,7 @@ export const LOCAL_API_PREFIX = '/_local/';
 /** Feeds in one page: by default, and at most (8 charts of 10,000 points take a page each). */
 const PAGE_LIMITS = { default: 1_000, max: 10_000 };
 /** Devices in one page of the listing, by default and at most: the page polls it every second, whatever the fleet. */
-export const DEVICE_PAGE_LIMITS = { default: 10, max: 100 };
+const DEVICE_PAGE_LIMITS = { default: 10, max: 100 };
 
 export interface LocalApiDeps {
   store: Store;
