@@ -1,4 +1,4 @@
-// A TCP proxy on 127.0.0.1 that counts the bytes it carries each way and the connections it accepts:
+// A TCP proxy on 127.0.0.1 that counts the bytes it carries each way:
 // what a client and a server exchange on the socket (request lines, headers, bodies; TLS records when
 // they speak TLS), measured rather than estimated. TCP/IP headers are not counted.
 import { createConnection, createServer } from 'node:net';
@@ -9,7 +9,6 @@ export class CountingProxy {
   up = 0;
   /** Bytes from the server to clients. */
   down = 0;
-  connections = 0;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -38,7 +37,6 @@ export class CountingProxy {
   reset(): void {
     this.up = 0;
     this.down = 0;
-    this.connections = 0;
   }
 
   async close(): Promise<void> {
@@ -47,7 +45,6 @@ export class CountingProxy {
   }
 
   private carry(client: Socket, port: number): void {
-    this.connections++;
     const server = createConnection(port, '127.0.0.1');
     for (const socket of [client, server]) {
       this.sockets.add(socket);

@@ -13,6 +13,7 @@ import { FEED_PAGE_SQL, Store } from '../src/service/store';
 import { timestamp } from '../src/service/time';
 import { launchChromium } from '../test/support/chromium';
 import type { Chromium } from '../test/support/chromium';
+import { median } from './measure';
 import type { BenchSection } from './section';
 import { serve } from './serve';
 
@@ -100,11 +101,6 @@ function pageMs(dbFile: string, indexed: boolean): number {
   } finally {
     db.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 export async function benchDashboard(): Promise<BenchSection> {

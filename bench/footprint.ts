@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { DEVICE, GAUGES } from '../test/scenarios/seed';
 import type { Command } from '../test/scenarios/protocol';
 import { withBackend } from '../test/support/scenario-backend';
-import { XsWorker, bundleForXs } from '../test/xs/harness';
+import { XsWorker, bundleForXs, liveSlots } from '../test/xs/harness';
 import type { BenchSection } from './section';
 
 const QUEUE = 1024;
@@ -13,12 +13,6 @@ const QUEUE = 1024;
 const COMPUTE_SAMPLES = 1000;
 const CORE_ENTRY = resolve('src/core/index.ts');
 const ENTRY = pathToFileURL(resolve('test/xs/footprint-entry.ts'));
-
-/** Live slots once everything unreachable is collected. */
-export async function liveSlots(worker: XsWorker): Promise<number> {
-  await worker.evaluate('gc()');
-  return (await worker.evaluate('gc()')).meter.currentHeapCount;
-}
 
 /** Slots of an engine that has only evaluated `script` (minus those of an empty engine). */
 async function scriptSlots(script: string): Promise<number> {

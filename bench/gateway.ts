@@ -9,11 +9,11 @@
 // cannot be told apart from, so the cost of a device is the cost each added device brings: from 100 to
 // 1,000 devices, beside the same from 10 to 100 as the baseline. Linear growth keeps the two equal.
 import { createAgent } from '../src/core/agent';
-import type { Agent } from '../src/core/agent';
 import { createNodeHost } from '../platforms/node/host';
 import { createHttp } from '../platforms/node/http';
 import { demoFleetDevice } from '../src/service';
 import { FLEET_CONNECTIONS, SIM_UPLINK } from '../src/sim/simulator';
+import { sumStats } from '../src/sim/status';
 import { format, median, round, sleep } from './measure';
 import { runSection } from './section';
 import type { BenchSection } from './section';
@@ -35,16 +35,6 @@ function rss(): number {
   return process.memoryUsage().rss;
 }
 
-function totals(agents: Agent[]): { accepted: number; requests: number } {
-  let accepted = 0, requests = 0;
-  for (const agent of agents) {
-    const s = agent.stats();
-    accepted += s.accepted;
-    requests += s.requests;
-  }
-  return { accepted, requests };
-}
-
 /** What `devices` agents cost this process. */
 async function measure(devices: number): Promise<Load> {
   const service = await serve(['--demo-devices', String(devices)]);
@@ -60,18 +50,19 @@ async function measure(devices: number): Promise<Load> {
       uplink: { ...SIM_UPLINK, startJitterMs: SIM_UPLINK.flushMs },
     });
   });
+  const totals = () => sumStats(agents.map((agent) => agent.stats()));
   try {
     await Promise.all(agents.map((agent) => agent.start()));
     await sleep(WARMUP_MS);
     const windows: Load[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const start = totals(agents);
+      const start = totals();
       const cpu = process.cpuUsage();
       const t0 = performance.now();
       await sleep(WINDOW_MS);
       const seconds = (performance.now() - t0) / 1000;
       const used = process.cpuUsage(cpu);
-      const end = totals(agents);
+      const end = totals();
       windows.push({
         cpuPct: ((used.user + used.system) / 1e6 / seconds) * 100,
         rssKb: rss() / 1024,

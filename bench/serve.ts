@@ -1,12 +1,8 @@
 // `feed-agent serve` in a child process, as users run it: the benchmarks that need the local service
 // start it here, so it has a core of its own and its CPU is not counted as the client's.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-
-export interface Served {
-  url: string;
-  stop: () => Promise<void>;
-}
+import { Served } from '../test/support/serve';
 
 let built: string | null = null;
 
@@ -19,25 +15,7 @@ function cli(): string {
   return built;
 }
 
-/** Runs `feed-agent serve --port 0 ARGS`; resolves with its URL once it listens. */
-export async function serve(args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [cli(), 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((done) => child.once('exit', done));
-  let out = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const first = /^listening on (\S+)\n/.exec(out);
-      if (first !== null) resolveUrl(first[1]);
-    });
-    void exited.then(() => reject(new Error('feed-agent serve exited: ' + out)));
-  });
-  child.stdout.resume();
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+/** Runs `feed-agent serve --port 0 ARGS`; resolves once it listens (its `url`); `stop()` ends it. */
+export function serve(args: string[] = []): Promise<Served> {
+  return Served.start(cli(), ['--port', '0', ...args]);
 }

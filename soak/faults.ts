@@ -15,14 +15,10 @@ import type { Tally } from './tally';
 
 /** Each counter reads every 40 ms, as in the report that opened issue 9. */
 const EVERY_MS = 40;
-/** The read-back waits this long after an unknown outcome: the local service settles at once. */
-const RECONCILE_AFTER_MS = 2_000;
-/** A late commit lands this long after the agent gave up: within the read-back's wait. */
-const LATE_MS = 1_000;
-// Each unknown outcome holds the queue for up to timeoutMs + reconcileAfterMs (3 s, 225 samples); batches
-// of 50 (a request every 0.7 s) catch up with that at the fault rates below. The queue holds an outage
-// of 10 s and what follows it (the soak is for faults, overflow has its own run), and backoff is capped at
-// 2 s rather than waiting out the default two-minute cap.
+// Each unknown outcome holds the queue for up to timeoutMs + reconcileAfterMs (3 s, 225 samples, with
+// the defaults below); batches of 50 (a request every 0.7 s) catch up with that at the fault rates of the
+// long run. The queue holds an outage of 10 s and what follows it (the soak is for faults, overflow has
+// its own run), and backoff is capped at 2 s rather than waiting out the default two-minute cap.
 const UPLINK = {
   batch: 50,
   queue: 4096,
@@ -31,11 +27,10 @@ const UPLINK = {
   timeoutMs: 1_000,
   backoffBaseMs: 200,
   backoffCapMs: 2_000,
-  reconcileAfterMs: RECONCILE_AFTER_MS,
 };
 
-/** Operation 4's faults: every kind a network or a server can do to it. */
-const CREATE_FAULTS: FaultAction[] = [
+/** Operation 4's faults: every kind a network or a server can do to it; a late commit lands `lateMs` after the agent gave up. */
+const createFaults = (lateMs: number): FaultAction[] => [
   { do: 'status', status: 503 },
   { do: 'status', status: 500 },
   { do: 'status', status: 429, retryAfter: '1' },
@@ -45,7 +40,7 @@ const CREATE_FAULTS: FaultAction[] = [
   { do: 'hold', after: true },
   { do: 'malformed' },
   { do: 'lose' },
-  { do: 'late', ms: LATE_MS },
+  { do: 'late', ms: lateMs },
   { do: 'slow', ms: 300 },
 ];
 /** The read-backs' faults (operation 6): each leaves its batch undecided. */
@@ -68,14 +63,25 @@ export interface FaultSoakOptions {
   durationMs: number;
   /** The outage, at 40 % of the run: the proxy refuses connections and breaks the open ones. */
   outageMs: number;
+  /**
+   * The agent's read-back waits this long after an unknown outcome (default 2 s: the local service settles
+   * at once), and a late commit lands `lateMs` after the agent gave up (default 1 s). The late commit must
+   * land before the read-back, or the batch goes again undecided yet uncounted: the margin between the two
+   * is what a busy machine may delay the proxy and the service by (both run in the calling process).
+   */
+  reconcileAfterMs?: number;
+  lateMs?: number;
   /** The built CLI (dist/cli.js or a test's build). */
   cli: string;
   /** A fresh directory for the database, the config and the durable queue. */
   dir: string;
 }
 
+/** The defaults of the options that have one (FaultSoakOptions). */
+const TIMING = { reconcileAfterMs: 2_000, lateMs: 1_000 };
+
 export interface FaultSoakReport {
-  options: FaultSoakOptions;
+  options: Required<FaultSoakOptions>;
   /** Per counter resource, then all of them: counted from the service's side. */
   tallies: Tally[];
   /** Operation-4 requests the proxy saw, and the faults it applied (`create lose`, `last status 503`). */
@@ -88,7 +94,8 @@ export interface FaultSoakReport {
   agent: { ambiguous: number; reconciled: number; unresolved: number; retries: number; requests: number; droppedOverflow: number; queued: number };
 }
 
-export async function runFaultSoak(o: FaultSoakOptions): Promise<FaultSoakReport> {
+export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoakReport> {
+  const o = { ...TIMING, ...options };
   const dbFile = join(o.dir, 'soak.db');
   const durable = join(o.dir, 'durable');
   const service = await startService({ seed: SEED, dbFile });
@@ -98,7 +105,7 @@ export async function runFaultSoak(o: FaultSoakOptions): Promise<FaultSoakReport
   try {
     proxy = await FaultProxy.start(service.url);
     proxy.faults(schedule(o));
-    const config = counterConfig(o.dir, 'soak.json', EVERY_MS, { uplink: UPLINK });
+    const config = counterConfig(o.dir, 'soak.json', EVERY_MS, { uplink: { ...UPLINK, reconcileAfterMs: o.reconcileAfterMs } });
     const seconds = String(o.durationMs / 1000);
     sim = new Sim(o.cli, ['--config', config, '--durable', durable, '--json', '--duration', seconds, '--drain-timeout', '120'], deviceEnv(proxy.url));
     await sleep(0.4 * o.durationMs);
@@ -137,7 +144,7 @@ export async function runFaultSoak(o: FaultSoakOptions): Promise<FaultSoakReport
  * The proxy's rules, one per request in order: a pass, or now and then a fault drawn from the seed. More
  * than the run can use (a request every 10 ms at most); after them everything passes.
  */
-function schedule(o: FaultSoakOptions): FaultRule[] {
+function schedule(o: Required<FaultSoakOptions>): FaultRule[] {
   const random = createRandom(o.seed);
   const rules: FaultRule[] = [];
   const pick = (op: 'create' | 'last', oneIn: number, faults: FaultAction[]): void => {
@@ -146,7 +153,7 @@ function schedule(o: FaultSoakOptions): FaultRule[] {
       rules.push({ op, action });
     }
   };
-  pick('create', o.createOneIn, CREATE_FAULTS);
+  pick('create', o.createOneIn, createFaults(o.lateMs));
   pick('last', o.readOneIn, READ_FAULTS);
   return rules;
 }
@@ -171,7 +178,8 @@ export function faultSoakText(r: FaultSoakReport, table: (rows: readonly Tally[]
   return [
     `Fault soak, seed ${o.seed}: ${COUNTERS.length} counters every ${EVERY_MS} ms for ${o.durationMs / 1000} s through the fault proxy, ` +
       `one outage of ${o.outageMs / 1000} s; a fault on one operation-4 request in ${o.createOneIn} and one read-back in ${o.readOneIn}; ` +
-      `batches of ${UPLINK.batch}, a queue of ${UPLINK.queue}, timeout ${UPLINK.timeoutMs} ms, read-back after ${RECONCILE_AFTER_MS} ms.`,
+      `batches of ${UPLINK.batch}, a queue of ${UPLINK.queue}, timeout ${UPLINK.timeoutMs} ms, read-back after ${o.reconcileAfterMs} ms, ` +
+      `late commits ${o.lateMs} ms after the agent gave up.`,
     '',
     table(r.tallies),
     '',

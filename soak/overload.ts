@@ -2,8 +2,8 @@
 // On Node, the agent (Node host, real HTTP) records as fast as it can through a proxy that holds each
 // answer back, while its process's RSS is read at intervals; afterwards the service's file is compared with
 // what was recorded: what it lacks must be exactly the drop counter, and the newest samples must be there.
-// On XS, the same agent in the xsnap worker against a service that never answers a batch: its live slots
-// after gc() must not move from one step to the next.
+// The same on XS is overload-xs.ts, imported only where it runs: the XS harness locks its process down
+// (SES, @endo/init), which would slow this run and change the memory it measures.
 import { join } from 'node:path';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
@@ -12,14 +12,10 @@ import { createAgent } from '../src/core';
 import type { AgentStats } from '../src/core';
 import { startService } from '../src/service';
 import { createNodeHost } from '../platforms/node';
-import { liveSlots } from '../bench/footprint';
+import { format } from '../bench/measure';
 import { COUNTERS, DEVICE, SEED, storedFeeds } from '../test/e2e/support';
 import { FaultProxy } from '../test/support/fault-proxy';
-import type { Command } from '../test/scenarios/protocol';
-import { DEVICE as SCENARIO_DEVICE, R } from '../test/scenarios/seed';
-import { withBackend } from '../test/support/scenario-backend';
-import { XsWorker } from '../test/xs/harness';
-import { group } from './tally';
+import type { XsOverloadReport } from './overload-xs';
 
 const QUEUE = 1024;
 const BATCH = 100;
@@ -36,6 +32,8 @@ export interface NodeOverloadReport {
   stored: number;
   duplicated: number;
   newestMissing: number;
+  /** Whether the process ran locked down (SES froze its built-ins): its speed and memory would not be Node's own. */
+  lockedDown: boolean;
 }
 
 /** `samples` readings into the agent against a service whose every batch answer is `slowMs` late. */
@@ -45,9 +43,10 @@ export async function nodeOverload(samples: number, slowMs: number, dir: string)
   const rss: number[] = [];
   const heap: number[] = [];
   const gc = collector();
+  let proxy: FaultProxy | null = null;
   let stats: AgentStats;
   try {
-    const proxy = await FaultProxy.start(service.url);
+    proxy = await FaultProxy.start(service.url);
     proxy.faults([{ op: 'create', always: true, action: { do: 'slow', ms: slowMs } }]);
     const agent = createAgent(createNodeHost(), {
       url: proxy.url,
@@ -70,66 +69,22 @@ export async function nodeOverload(samples: number, slowMs: number, dir: string)
       }
     }
     stats = await agent.stop({ flush: true, timeoutMs: 60_000 });
-    await proxy.close();
   } finally {
+    await proxy?.close();
     await service.close();
   }
   const values = storedFeeds(dbFile).map((f) => Number(f.value));
   const distinct = new Set(values);
   let newestMissing = -1;
   for (let v = samples - (QUEUE - BATCH); v < samples; v++) if (!distinct.has(v)) newestMissing = v;
-  return { samples, stats, rss, heap, stored: distinct.size, duplicated: values.length - distinct.size, newestMissing };
+  const lockedDown = Object.isFrozen(Array.prototype);
+  return { samples, stats, rss, heap, stored: distinct.size, duplicated: values.length - distinct.size, newestMissing, lockedDown };
 }
 
 /** V8's full collection, which Node exposes only behind a flag: set it, then fetch `gc` from a fresh context. */
 function collector(): () => void {
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc') as () => void;
-}
-
-export interface XsOverloadReport {
-  samples: number;
-  /**
-   * Live slots each step left behind, beyond what a step that records nothing leaves (the harness keeps
-   * a slot per evaluation): the first step fills the queue and sends its batch, every later one must add 0.
-   */
-  added: number[];
-  /** XS compute per sample of the last step (every sample evicts one, behind the batch in flight). */
-  computePerSample: number;
-  /** The agent's counts after the last step. */
-  counts: { accepted: number; queued: number; droppedOverflow: number; requests: number };
-}
-
-/** `samples` readings, in `steps` evaluations, into the agent on XS; its one batch is never answered. */
-export async function xsOverload(samples: number, steps: number): Promise<XsOverloadReport> {
-  return withBackend(async (backend) => {
-    const worker = await XsWorker.load('overload', new URL('../test/xs/overload-entry.ts', import.meta.url));
-    worker.onCommand = (message) => backend.handle(message as Command);
-    try {
-      await worker.call('overload.start', { url: backend.url, publicKey: SCENARIO_DEVICE.publicKey, token: SCENARIO_DEVICE.token, resource: R.counterA });
-      const step = samples / steps;
-      let counts = { accepted: 0, queued: 0, droppedOverflow: 0, requests: 0 };
-      let compute = 0;
-      const record = async (from: number, count: number): Promise<number> => {
-        const { reply, meter } = await worker.invoke('overload.record', R.counterA, from, count);
-        counts = (JSON.parse(reply) as { ok: typeof counts }).ok;
-        compute = meter.compute;
-        return liveSlots(worker);
-      };
-      const started = await liveSlots(worker);
-      const harness = (await record(0, 0)) - started;
-      const added: number[] = [];
-      let before = started + harness;
-      for (let s = 0; s < steps; s++) {
-        const after = await record(s * step, step);
-        added.push(after - before - harness);
-        before = after;
-      }
-      return { samples, added, computePerSample: Math.round(compute / step), counts };
-    } finally {
-      await worker.close();
-    }
-  });
 }
 
 /** The guarantees the runs broke, one line each: none, or the soak fails. */
@@ -141,6 +96,7 @@ export function overloadProblems(node: NodeOverloadReport | null, xs: XsOverload
     if (node.stored + s.droppedOverflow !== node.samples) problems.push(`Node: stored ${node.stored} + dropped ${s.droppedOverflow} is not ${node.samples}`);
     if (s.droppedOverflow < node.samples / 2) problems.push('Node: only ' + s.droppedOverflow + ' dropped: the service was not slow enough to overload the agent');
     if (node.duplicated > 0 || node.newestMissing >= 0) problems.push(`Node: ${node.duplicated} duplicated, newest missing ${node.newestMissing}`);
+    if (node.lockedDown) problems.push('Node: the process was locked down (SES), so its figures are not Node\'s own: was the XS harness imported before the run?');
     // Bounded whatever the number of samples: after the first twentieth, RSS moves by less than 64 MB, and
     // the heap after a full collection by less than 4 MB (warming up takes about 1 MB; a leak of 40 bytes
     // a sample would pass 4 MB within 100,000 samples).
@@ -161,13 +117,13 @@ export function overloadText(node: NodeOverloadReport, xs: XsOverloadReport): st
   const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
   const s = node.stats;
   return [
-    `Overload on Node: ${group(node.samples)} samples into a queue of ${group(QUEUE)} (drop-oldest) against a service answering each ` +
-      `batch late: the service holds ${group(node.stored)}, the agent dropped ${group(s.droppedOverflow)} ` +
-      `(together ${group(node.stored + s.droppedOverflow)}), ${node.duplicated} duplicated, the newest ${QUEUE - BATCH} all stored: ` +
+    `Overload on Node: ${format(node.samples)} samples into a queue of ${format(QUEUE)} (drop-oldest) against a service answering each ` +
+      `batch late: the service holds ${format(node.stored)}, the agent dropped ${format(s.droppedOverflow)} ` +
+      `(together ${format(node.stored + s.droppedOverflow)}), ${node.duplicated} duplicated, the newest ${QUEUE - BATCH} all stored: ` +
       `${node.newestMissing < 0 ? 'yes' : 'no, ' + node.newestMissing + ' missing'}. By twentieths, RSS (MB): ${node.rss.map(mb).join(' ')}; ` +
       `heap in use after a full collection (MB): ${node.heap.map(mb).join(' ')}.`,
-    `Overload on XS: ${group(xs.samples)} samples into a queue of ${group(QUEUE)} whose batch is never answered: live slots added by each ` +
-      `step of ${group(xs.samples / xs.added.length)}: ${xs.added.join(' ')}; accepted ${group(xs.counts.accepted)}, queued ${xs.counts.queued}, ` +
-      `dropped ${group(xs.counts.droppedOverflow)}; ${group(xs.computePerSample)} XS compute per sample once full.`,
+    `Overload on XS: ${format(xs.samples)} samples into a queue of ${format(QUEUE)} whose batch is never answered: live slots added by each ` +
+      `step of ${format(xs.samples / xs.added.length)}: ${xs.added.join(' ')}; accepted ${format(xs.counts.accepted)}, queued ${xs.counts.queued}, ` +
+      `dropped ${format(xs.counts.droppedOverflow)}; ${format(xs.computePerSample)} XS compute per sample once full.`,
   ].join('\n');
 }

@@ -3,11 +3,11 @@
 // is changed in the seed file and the service told with SIGHUP, then put back the same way. The agent
 // must pause on 401, keep every sample, and deliver all of them once the token is accepted again:
 // counted from the service's side, nothing lost, nothing stored twice, nothing dropped.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { COUNTERS, counterConfig, deviceEnv, SEED, Sim } from '../test/e2e/support';
+import { Served } from '../test/support/serve';
 import { tally } from './tally';
 import type { Tally } from './tally';
 
@@ -41,22 +41,22 @@ export async function runRevoke(o: RevokeOptions): Promise<RevokeReport> {
   const device = SEED.devices[0];
   const writeSeed = (token: string) => writeFileSync(seedFile, JSON.stringify({ ...SEED, devices: [{ ...device, token }] }));
   writeSeed(device.token);
-  const service = new Served(o.cli, ['serve', '--port', '0', '--seed', seedFile, '--db', dbFile]);
+  const service = await Served.start(o.cli, ['--port', '0', '--seed', seedFile, '--db', dbFile]);
+  const reload = () => service.hangUp(/^seed applied again/);
   let sim: Sim | null = null;
   let report: Omit<RevokeReport, 'tallies'>;
   try {
-    const url = await service.line(/^listening on (\S+)$/);
     // The queue holds the whole pause: 75 samples a second.
     const config = counterConfig(o.dir, 'revoke.json', EVERY_MS, { uplink: { queue: 4096, authRetryMs: AUTH_RETRY_MS, flushMs: 500 } });
     const seconds = String((o.beforeMs + o.revokedMs + o.afterMs) / 1000);
-    sim = new Sim(o.cli, ['--config', config, '--durable', durable, '--json', '--duration', seconds, '--drain-timeout', '30'], deviceEnv(url));
+    sim = new Sim(o.cli, ['--config', config, '--durable', durable, '--json', '--duration', seconds, '--drain-timeout', '30'], deviceEnv(service.url));
     await sleep(o.beforeMs);
     writeSeed('revoked-' + device.token);
-    await service.reload();
+    await reload();
     const paused = await sim.next((e) => e.type === 'status' && e.authPaused === true, o.revokedMs + 10_000);
     await sleep(o.revokedMs);
     writeSeed(device.token);
-    await service.reload();
+    await reload();
     const exitCode = await sim.exited;
     const during = sim.events.slice(sim.events.indexOf(paused));
     const mostQueued = Math.max(...during.filter((e) => e.type === 'status').map((e) => e.queued as number));
@@ -94,42 +94,4 @@ export function revokeText(r: RevokeReport, table: (rows: readonly Tally[]) => s
     `The agent paused ${r.pausedAt} ms into its run and held up to ${r.mostQueued} samples; ${r.agent.droppedOverflow} dropped, ` +
       `${r.agent.queued} still queued, ${r.agent.ambiguous} ambiguous; exit code ${r.exitCode}.`,
   ].join('\n');
-}
-
-/** `feed-agent serve` in a child process: its output lines, SIGHUP and a clean stop. */
-class Served {
-  private readonly child;
-  private out = '';
-  private readonly exited: Promise<void>;
-
-  constructor(cli: string, args: string[]) {
-    this.child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk));
-    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk));
-    this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
-  }
-
-  /** The first capture of the first output line `pattern` matches, waiting up to 10 s for it. */
-  async line(pattern: RegExp, from = 0): Promise<string> {
-    for (let waited = 0; waited < 10_000; waited += 20) {
-      for (const line of this.out.slice(from).split('\n')) {
-        const match = pattern.exec(line);
-        if (match !== null) return match[1] ?? line;
-      }
-      await sleep(20);
-    }
-    throw new Error('feed-agent serve: no line matching ' + pattern + ' within 10 s:\n' + this.out);
-  }
-
-  /** SIGHUP, and wait until the service says it applied the seed file again. */
-  async reload(): Promise<void> {
-    const from = this.out.length;
-    this.child.kill('SIGHUP');
-    await this.line(/^seed applied again/, from);
-  }
-
-  async stop(): Promise<void> {
-    this.child.kill('SIGTERM');
-    await this.exited;
-  }
 }

@@ -4,6 +4,7 @@
 // duplicate, and first arrivals out of increasing order are out of order, whatever the agent believes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { format } from '../bench/measure';
 import { storedFeeds } from '../test/e2e/support';
 
 export interface Tally {
@@ -64,12 +65,7 @@ export function tally(dbFile: string, durable: string, resources: readonly numbe
 export function tallyTable(rows: readonly Tally[]): string {
   const lines = ['| resource | accepted | stored | lost | duplicated | in order |', '|---|--:|--:|--:|--:|---|'];
   for (const r of rows) {
-    lines.push(`| ${r.resource} | ${group(r.accepted)} | ${group(r.stored)} | ${group(r.lost)} | ${group(r.duplicated)} | ${r.inOrder ? 'yes' : 'no'} |`);
+    lines.push(`| ${r.resource} | ${format(r.accepted)} | ${format(r.stored)} | ${format(r.lost)} | ${format(r.duplicated)} | ${r.inOrder ? 'yes' : 'no'} |`);
   }
   return lines.join('\n');
-}
-
-/** 12,345: thousands grouped. */
-export function group(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }

@@ -22,7 +22,8 @@ const HELP = `usage: feed-agent serve [options]
   --password PASSWORD     the dashboard's password (or FEED_AGENT_DASHBOARD_PASSWORD); default: none on a
                           loopback host, a random one, printed, on any other
 
-SIGHUP applies the --seed file again (e.g. a device's new token); SIGINT or SIGTERM stops.`;
+With --seed, SIGHUP applies the file again (e.g. a device's new token); without it, SIGHUP stops, as
+SIGINT and SIGTERM do.`;
 
 export const serve = {
   summary: 'run the local service (the six operations over HTTP)',
@@ -87,7 +88,10 @@ async function runServe(args: string[]): Promise<void> {
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
-  process.on('SIGHUP', () => reload(service, values.seed));
+  // Only with a file to apply: otherwise a terminal's hang-up must end the service (and free its port
+  // and its --db file), as it ends any program.
+  const seedFile = values.seed;
+  if (seedFile !== undefined) process.on('SIGHUP', () => reload(service, seedFile));
 }
 
 function readSeed(file: string): Seed {
@@ -104,11 +108,7 @@ function readSeed(file: string): Seed {
  * SIGHUP applies the seed file again, so that a device's token can be changed (or revoked, and restored)
  * while the service runs: no network surface, only whoever may signal the process. A bad file changes nothing.
  */
-function reload(service: RunningService, file: string | undefined): void {
-  if (file === undefined) {
-    console.error('feed-agent serve: SIGHUP: there is no --seed file to apply again');
-    return;
-  }
+function reload(service: RunningService, file: string): void {
   try {
     service.applySeed(readSeed(file));
     console.log(`seed applied again from ${file}`);

@@ -16,7 +16,7 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
-  /** The password in force; null: the dashboard answers loopback host names only. */
+  /** The password in force; null: the dashboard answers loopback connections and host names only. */
   password: string | null;
   /** Whether a request URL is the dashboard's. */
   owns(url: string): boolean;

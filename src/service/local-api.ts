@@ -3,20 +3,22 @@
 // no usage counter and no presence, and its write is operation 3's checks, stored as the platform writing.
 // Answers use the interface's envelope, so a failure reads like the service's other failures.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Feed, Subtype } from '../core/wire';
+import type { Feed } from '../core/wire';
 import { HttpError, readBody, successBody } from './http';
 import type { FeedPage, LocalResource, LocalState, ValueKind } from './local-wire';
 import { platformFeed } from './operations';
 import { checkContentType, parseId, parseJson } from './parse';
 import { resourceRecord } from './records';
 import { clip } from './routes';
-import type { FeedRange, Store } from './store';
+import type { FeedRange, Store, SubtypeEntry } from './store';
 import { timestamp } from './time';
 
 export const LOCAL_API_PREFIX = '/_local/';
 
 /** Feeds in one page: by default, and at most (8 charts of 10,000 points take a page each). */
 const PAGE_LIMITS = { default: 1_000, max: 10_000 };
+/** Devices in one page of the listing, by default and at most: the page polls it every second, whatever the fleet. */
+const DEVICE_PAGE_LIMITS = { default: 10, max: 100 };
 
 export interface LocalApiDeps {
   store: Store;
@@ -31,7 +33,7 @@ export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: Server
     const parts = path.slice(LOCAL_API_PREFIX.length).split('/');
     if (parts.length === 1 && parts[0] === 'devices') {
       allow(req, 'GET');
-      return successBody(JSON.stringify(state(store, now())));
+      return successBody(JSON.stringify(state(store, now(), query)));
     }
     if (parts.length === 3 && parts[0] === 'resources' && parts[2] === 'feeds') {
       const id = parseId(parts[1]);
@@ -55,23 +57,33 @@ export function allow(req: IncomingMessage, method: string, ...others: string[])
   throw new HttpError(405, `${clip(req.method ?? '')} is not allowed here; use ${all}`, { Allow: all });
 }
 
-function state(store: Store, nowMs: number): LocalState {
+/** `page` (from 1) of `limit` devices, with the records of their resources. */
+function state(store: Store, nowMs: number, query: URLSearchParams): LocalState {
+  const limit = limitParameter(query, DEVICE_PAGE_LIMITS, 'devices');
+  const pageText = one(query, 'page');
+  const page = pageText === undefined ? 1 : parseId(pageText, 'page');
+  const { total, devices } = store.devicePage((page - 1) * limit, limit);
   return {
     now: timestamp(nowMs),
-    devices: store.deviceList().map(({ resources, ...device }) => ({
+    total,
+    devices: devices.map(({ resources, ...device }) => ({
       ...device,
       resources: resources.map((id): LocalResource => {
         const { subtype } = store.resource(id)!;
-        return { kind: valueKind(subtype.record), record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs) };
+        return { kind: valueKind(subtype), record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs) };
       }),
     })),
   };
 }
 
-// The agent's rule for the value of a command (core/resources.ts, parseCommand_).
-function valueKind(s: Subtype): ValueKind {
-  if (s.data_restriction_regex !== null && s.data_restriction_regex !== '') return 'string';
-  return s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1 ? 'boolean' : 'number';
+/**
+ * The agent's rule for the value of a command, condition for condition (core/resources.ts: parseCommand_,
+ * and binary_ in lookup_): a string when the compiled restriction has a regex (an empty one is none), a
+ * boolean for 0..1 only when the subtype's regex is null, a number otherwise.
+ */
+function valueKind({ record: s, restriction }: SubtypeEntry): ValueKind {
+  if (restriction.regex !== null) return 'string';
+  return s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1 ? 'boolean' : 'number';
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -80,9 +92,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 function feedPage(store: Store, resource: number, query: URLSearchParams): FeedPage {
   const order = one(query, 'order') ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw new HttpError(400, `order must be asc or desc, not ${JSON.stringify(clip(order))}`);
-  const limitText = one(query, 'limit');
-  const limit = limitText === undefined ? PAGE_LIMITS.default : parseId(limitText, 'limit');
-  if (limit > PAGE_LIMITS.max) throw new HttpError(400, `limit ${limit} is over the most a page holds, ${PAGE_LIMITS.max}`);
+  const limit = limitParameter(query, PAGE_LIMITS, 'feeds');
   const afterText = one(query, 'after');
   let after: Feed | null = null;
   if (afterText !== undefined) {
@@ -99,6 +109,14 @@ function feedPage(store: Store, resource: number, query: URLSearchParams): FeedP
     raw_data: rows.map((row) => row[2]),
     next: rows.length === limit ? rows[rows.length - 1][0] : null,
   };
+}
+
+/** `limit`: how many `things` a page holds, from 1 to `limits.max`. */
+function limitParameter(query: URLSearchParams, limits: { default: number; max: number }, things: string): number {
+  const text = one(query, 'limit');
+  const limit = text === undefined ? limits.default : parseId(text, 'limit');
+  if (limit > limits.max) throw new HttpError(400, `limit ${limit} is over the most a page holds, ${limits.max} ${things}`);
+  return limit;
 }
 
 function one(query: URLSearchParams, name: string): string | undefined {

@@ -5,7 +5,7 @@ import type { Resource } from '../core/wire';
 
 /**
  * How the page shows a resource's values, by the agent's rule for a command's value: a subtype with a
- * regex holds strings, a 0..1 range booleans, any other range numbers.
+ * regex that is not empty holds strings, a 0..1 range with a null regex booleans, anything else numbers.
  */
 export type ValueKind = 'number' | 'boolean' | 'string';
 
@@ -23,9 +23,13 @@ export interface LocalDevice {
   resources: LocalResource[];
 }
 
-/** GET /_local/devices. `now` is the service's clock, in the interface's timestamp form. */
+/**
+ * GET /_local/devices: one page of the devices (`page`, `limit`). `now` is the service's clock, in the
+ * interface's timestamp form; `total` how many devices the service has.
+ */
 export interface LocalState {
   now: string;
+  total: number;
   devices: LocalDevice[];
 }
 

@@ -49,11 +49,8 @@ export function lastFeeds(ctx: Context, ids: number[]): string {
 /** Operation 3; `bodyBytes` is the size of the whole request body (its outgoing usage). */
 export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: number): string {
   const resource = owned(ctx, id, '');
-  const input = feedBody(body);
-  check(input, resource, '');
   return ctx.store.transaction(() => {
-    const feed = ctx.store.insertFeeds([{ resource: id, rawData: rawData(input) }], ctx.stamp);
-    const response = successBody(createdFeedJson(JSON.stringify(input), id, ctx.stamp, feed), MESSAGE_FEED_CREATED);
+    const { feed, response } = storeOne(resource, body, ctx.stamp, (raw) => ctx.store.insertFeeds([{ resource: id, rawData: raw }], ctx.stamp));
     ctx.store.touch(id, {
       outgoingBytes: bodyBytes,
       incomeBytes: Buffer.byteLength(response),
@@ -73,10 +70,18 @@ export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: n
 export function platformFeed(store: Store, id: number, body: unknown, stamp: string): string {
   const resource = store.resource(id);
   if (resource === undefined) throw new HttpError(404, `resource ${id} not found`);
+  return storeOne(resource, body, stamp, (raw) => store.platformFeed(id, raw, stamp)).response;
+}
+
+/**
+ * Operation 3 once its resource is found, for a device and the platform alike: the body's checks (400)
+ * and the value's (422), then `store` (which returns the new feed's id), then the answer.
+ */
+function storeOne(resource: ResourceEntry, body: unknown, stamp: string, store: (rawData: string) => number): { feed: number; response: string } {
   const input = feedBody(body);
   check(input, resource, '');
-  const feed = store.platformFeed(id, rawData(input), stamp);
-  return successBody(createdFeedJson(JSON.stringify(input), id, stamp, feed), MESSAGE_FEED_CREATED);
+  const feed = store(rawData(input));
+  return { feed, response: successBody(createdFeedJson(JSON.stringify(input), resource.id, stamp, feed), MESSAGE_FEED_CREATED) };
 }
 
 interface Written {

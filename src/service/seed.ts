@@ -2,6 +2,7 @@
 // full before anything is stored; the first problem found is thrown as one sentence naming the field.
 import { compileRestriction } from '../core/validate';
 import type { Subtype } from '../core/wire';
+import { jsonFault } from './json-where';
 
 /** A subtype as seeded: the record of §2.3 without its timestamps, which the service sets. */
 export type SeedSubtype = Omit<Subtype, 'created_at' | 'updated_at'>;
@@ -37,8 +38,10 @@ export function parseSeed(text: string): Seed {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    throw new SeedError('seed is not valid JSON: ' + (error as Error).message);
+  } catch {
+    // Only where: JSON.parse's message quotes the text, which may hold a token (json-where.ts).
+    const where = jsonFault(text);
+    throw new SeedError('seed is not valid JSON' + (where === null ? '' : ` at line ${where.line}, column ${where.column}`));
   }
   return checkSeed(value);
 }

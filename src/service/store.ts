@@ -161,9 +161,13 @@ export class Store {
   private readonly db: Database.Database;
   private devices = new Map<string, DeviceEntry>();
   private resources = new Map<number, ResourceEntry>();
+  /** Each device's resource ids in increasing order, by device id. */
+  private resourcesOf = new Map<number, number[]>();
   private readonly inTransaction: <T>(fn: () => T) => T;
   private readonly statements;
-  /** Statements made from generated SQL, by their text: a seed of many devices, inserts of every size. */
+  /** The insert statement of each group size (INSERT_GROUPS), made on first use. */
+  private readonly inserts = new Map<number, Database.Statement<unknown[]>>();
+  /** The upserts' statements, made from SQL generated per table and columns, by their text. */
   private readonly prepared = new Map<string, Database.Statement<unknown[]>>();
 
   /** Opens (and creates when needed) the database; in memory without a file. */
@@ -222,7 +226,7 @@ export class Store {
       platformWrote: db.prepare<[{ id: number; feed: number; stamp: string }]>(`
         UPDATE resources SET id_first_feed = coalesce(id_first_feed, @feed), id_last_feed = @feed, updated_at = @stamp
         WHERE id_resource = @id`),
-      devices: db.prepare<[], DeviceListing>('SELECT id_device, public_key, name FROM devices ORDER BY id_device'),
+      devicePage: db.prepare<[number, number], DeviceListing>('SELECT id_device, public_key, name FROM devices ORDER BY id_device LIMIT ? OFFSET ?'),
     };
     this.loadCatalog();
   }
@@ -263,8 +267,14 @@ export class Store {
     return last - feeds.length + 1;
   }
 
+  // By row count, not by text: a chunk of a batch looks its statement up without building its SQL again.
   private insertStatement(rows: number): Database.Statement<unknown[]> {
-    return this.statement(`INSERT INTO feeds (id_resource, raw_data, created_at) VALUES ${Array(rows).fill('(?, ?, @createdAt)').join(', ')}`);
+    let statement = this.inserts.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(`INSERT INTO feeds (id_resource, raw_data, created_at) VALUES ${Array(rows).fill('(?, ?, @createdAt)').join(', ')}`);
+      this.inserts.set(rows, statement);
+    }
+    return statement;
   }
 
   private statement(sql: string): Database.Statement<unknown[]> {
@@ -322,13 +332,13 @@ export class Store {
     });
   }
 
-  /** Every device, in the order they were first seeded, with its resource ids in increasing order. */
-  deviceList(): (DeviceListing & { resources: number[] })[] {
-    const all = [...this.resources.values()];
-    return this.statements.devices.all().map((d) => ({
-      ...d,
-      resources: all.filter((r) => r.deviceId === d.id_device).map((r) => r.id).sort((a, b) => a - b),
-    }));
+  /**
+   * One page of the devices, in the order they were first seeded (`limit` of them after the first
+   * `offset`), each with its resource ids in increasing order; and how many devices there are in all.
+   */
+  devicePage(offset: number, limit: number): { total: number; devices: (DeviceListing & { resources: number[] })[] } {
+    const devices = this.statements.devicePage.all(limit, offset).map((d) => ({ ...d, resources: this.resourcesOf.get(d.id_device) ?? [] }));
+    return { total: this.devices.size, devices };
   }
 
   /**
@@ -395,16 +405,22 @@ export class Store {
     }[];
     for (const row of rows) devices.set(row.public_key, { id: row.id_device, publicKey: row.public_key, tokenDigest: row.token_sha256 });
     const resources = new Map<number, ResourceEntry>();
-    const resourceRows = this.db.prepare('SELECT id_resource, id_device, id_resource_subtype FROM resources').all() as {
+    const resourcesOf = new Map<number, number[]>();
+    const resourceRows = this.db.prepare('SELECT id_resource, id_device, id_resource_subtype FROM resources ORDER BY id_resource').all() as {
       id_resource: number;
       id_device: number;
       id_resource_subtype: number;
     }[];
     for (const row of resourceRows) {
       resources.set(row.id_resource, { id: row.id_resource, deviceId: row.id_device, subtype: subtypes.get(row.id_resource_subtype)! });
+      // One pass, the rows in id order: each device's list comes out sorted.
+      const own = resourcesOf.get(row.id_device);
+      if (own === undefined) resourcesOf.set(row.id_device, [row.id_resource]);
+      else own.push(row.id_resource);
     }
     this.devices = devices;
     this.resources = resources;
+    this.resourcesOf = resourcesOf;
   }
 }
 

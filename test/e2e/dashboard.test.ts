@@ -3,13 +3,14 @@
 // while the simulator runs; a command written from the page reaches the simulator, and a value that breaks
 // the restriction shows the service's message; `serve` prints the URL on its second line; names and
 // values with markup show as text. FEED_AGENT_SCREENSHOTS=1 writes the screenshots into docs/ (else tmp/).
-import { spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFleetDevice } from '../../src/service';
 import { launchChromium } from '../support/chromium';
 import type { Chromium } from '../support/chromium';
+import { Served } from '../support/serve';
 import { ROOT, Sim, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-dashboard-');
@@ -47,6 +48,8 @@ describe('the dashboard in Chromium', () => {
     await page.goto(start.dashboard);
 
     await expect.poll(() => page.locator('.device-head h2').allTextContents(), WAIT).toEqual(['Demo Greenhouse Controller']);
+    // One device: no pager.
+    expect(await page.locator('#pager').isHidden()).toBe(true);
     await expect.poll(() => points(page, 102), WAIT).toBeGreaterThan(0);
     const before = await points(page, 102);
     // Live: more points arrive while the page stays open, drawn by uPlot on a canvas.
@@ -79,6 +82,61 @@ describe('the dashboard in Chromium', () => {
     expect(await sim.exited).toBe(0);
   });
 
+  it('shows a fleet ten devices at a time, and its pager moves through them', { timeout: 60_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0', '--demo-devices', '25']);
+    try {
+      const page = await browser.context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${served.url}/`);
+      const keys = () => page.locator('.device-head code').allTextContents();
+      const fleet = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => demoFleetDevice(from + k).publicKey);
+      const shown = () => page.locator('#pager #shown').allTextContents();
+      await expect.poll(keys, WAIT).toEqual(fleet(0, 10));
+      expect(await shown()).toEqual(['devices 1–10 of 25']);
+      expect(await page.locator('.card').count()).toBe(80);
+      const previous = page.getByRole('button', { name: 'previous devices' });
+      const next = page.getByRole('button', { name: 'next devices' });
+      expect(await previous.isDisabled()).toBe(true);
+      await next.click();
+      await expect.poll(keys, WAIT).toEqual(fleet(10, 20));
+      await next.click();
+      await expect.poll(keys, WAIT).toEqual(fleet(20, 25));
+      expect(await shown()).toEqual(['devices 21–25 of 25']);
+      expect(await next.isDisabled()).toBe(true);
+      expect(await page.locator('.card').count()).toBe(40);
+      await previous.click();
+      await expect.poll(keys, WAIT).toEqual(fleet(10, 20));
+      expect(errors).toEqual([]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a chart drops the points that left its window as time passes, with no new feed', { timeout: 30_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${served.url}/`);
+      // The page's own chart module, on a chart of its own: three points, then the window moves past two.
+      // A string, so that the test's transform leaves the page's import() alone.
+      const counts = await page.evaluate(`(async () => {
+        const { SeriesChart } = await import('/_local/assets/chart.js');
+        const parent = document.body.appendChild(document.createElement('div'));
+        const chart = new SeriesChart(parent, 'number');
+        chart.append([100, 200, 300], [1, 2, 3], 0, 300);
+        const before = [chart.xs.length, parent.dataset.points];
+        chart.tick(250, 400);
+        const after = [chart.xs.length, parent.dataset.points];
+        chart.tick(350, 500);
+        return [before, after, [chart.xs.length, parent.dataset.points]];
+      })()`);
+      expect(counts).toEqual([[3, '3'], [1, '1'], [0, '0']]);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('serve prints the URL after "listening on"; names and values with markup show as text', { timeout: 60_000 }, async () => {
     const NAME = '<img src=x onerror="document.body.dataset.pwned=1">Pump <b>2</b>';
     const VALUE = '<script>document.body.dataset.pwned=2</script><i>dry</i>';
@@ -88,22 +146,23 @@ describe('the dashboard in Chromium', () => {
     };
     const seedFile = join(work.dir, 'markup.json');
     writeFileSync(seedFile, JSON.stringify(seed));
-    const child = spawn(process.execPath, [work.cli(), 'serve', '--port', '0', '--seed', seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const served = await Served.start(work.cli(), ['--port', '0', '--seed', seedFile]);
     try {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      await expect.poll(() => out.split('\n').length, WAIT).toBeGreaterThanOrEqual(3);
-      const [listening, dashboard] = out.split('\n');
-      const url = /^listening on (\S+)$/.exec(listening)![1];
-      expect(dashboard).toBe(`dashboard ${url}/`);
-      const written = await fetch(`${url}/api/device/MARKUP/resource/1/feeds`, {
-        method: 'POST',
-        headers: { Authorization: 'Bearer markup-token', 'Content-Type': 'application/json' },
-        body: JSON.stringify({ input: VALUE }),
-      });
-      expect(written.status).toBe(200);
+      const url = served.url;
+      expect(await served.line(/^dashboard /)).toBe(`dashboard ${url}/`);
+      expect(served.output().split('\n')[1]).toBe(`dashboard ${url}/`);
+      const write = (input: string) =>
+        fetch(`${url}/api/device/MARKUP/resource/1/feeds`, {
+          method: 'POST',
+          headers: { Authorization: 'Bearer markup-token', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ input }),
+        });
+      expect((await write(VALUE)).status).toBe(200);
 
       const page = await browser.context.newPage();
+      // The feeds the page asks for: a list of ten asks for ten, not for a chart's page.
+      const asked: URL[] = [];
+      page.on('request', (r) => r.url().includes('/feeds') && asked.push(new URL(r.url())));
       await page.goto(`${url}/`);
       const card = page.locator('.card[data-resource="1"]');
       await expect.poll(() => card.locator('h3').allTextContents(), WAIT).toEqual([NAME]);
@@ -112,9 +171,14 @@ describe('the dashboard in Chromium', () => {
       expect((await card.locator('.facts .value').allTextContents())[0]).toBe(VALUE);
       expect(await page.locator('main img, main script, main b, main i, main h1').count()).toBe(0);
       expect(await page.evaluate('document.body.dataset.pwned')).toBeUndefined();
+      // A new value goes on top of the list; the page asked for no more than the list shows.
+      expect((await write('later')).status).toBe(200);
+      await expect.poll(() => card.locator('.values li .value').allTextContents(), WAIT).toEqual(['later', VALUE]);
+      expect(asked.length).toBeGreaterThanOrEqual(2);
+      for (const u of asked) expect(u.searchParams.get('limit'), u.search).toBe('10');
       await screenshot(page, 'dashboard-markup.png');
     } finally {
-      child.kill('SIGTERM');
+      await served.stop();
     }
   });
 });

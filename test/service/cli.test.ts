@@ -1,8 +1,7 @@
 // `feed-agent serve` as a user runs it: the built CLI in a child process. Its first line, the demo
 // device, the seed file and its errors, tokens kept out of the output, and a database that keeps every
 // acknowledged feed through kill -9.
-import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawData } from '../../src/core/validate';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
 import { workDir } from '../e2e/support';
+import { killServed, Served } from '../support/serve';
+import type { ServeOptions } from '../support/serve';
 import { device } from './client';
 import { A, B, SEED } from './fixtures';
 
@@ -17,43 +18,26 @@ const ROOT = join(import.meta.dirname, '..', '..');
 // Under the project (ignored by git) so that the bundle resolves better-sqlite3 from node_modules.
 const { dir: work, remove } = workDir('service-cli-');
 const cli = join(work, 'cli.js');
-const children: ChildProcess[] = [];
 
 beforeAll(() => {
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--outdir', work], { cwd: ROOT });
 });
 afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+  killServed();
   remove();
 });
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  /** Everything written to stdout and stderr so far. */
-  output: () => string;
-  exited: Promise<number | null>;
+/** Starts `feed-agent serve ARGS`; resolves once its first line is out (or, with mayExit, it exited). */
+function serve(args: string[], options?: ServeOptions): Promise<Served> {
+  return Served.start(cli, args, options);
 }
 
-/** Starts `feed-agent serve ARGS`; resolves once its first line is out (or it exited). */
-function serve(args: string[]): Promise<Served & { firstLine: string }> {
-  const child = spawn(process.execPath, [cli, 'serve', ...args], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no first line within 10 s: ' + out)), 10_000);
-    const done = () => {
-      clearTimeout(timer);
-      const firstLine = out.split('\n')[0];
-      const url = /^listening on (http:\/\/\S+)$/.exec(firstLine)?.[1] ?? '';
-      resolve({ child, url, firstLine, output: () => out, exited });
-    };
-    child.stdout!.on('data', () => out.includes('\n') && done());
-    void exited.then(done);
-  });
+/** A token a seed file gives without quotes: JSON.parse's message quotes its first ten characters. */
+const UNQUOTED = 'NEWTOKEN0123456789abcdef';
+
+/** The seed as a file whose first device's token is not quoted. */
+function unquotedToken(seed: object): string {
+  return JSON.stringify(seed).replace(`"token":"${A.token}"`, `"token":${UNQUOTED}`);
 }
 
 function seedFile(name: string, content: unknown): string {
@@ -66,15 +50,15 @@ describe('feed-agent serve', () => {
   it('prints exactly `listening on http://HOST:PORT` first, then the demo device a newcomer can curl', async () => {
     const s = await serve(['--port', '0']);
     expect(s.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
-    await new Promise((r) => setTimeout(r, 100));
+    // The demo device's lines are the last of the banner.
+    await s.line('public key');
     expect(s.output()).toContain(`public key  ${DEMO_PUBLIC_KEY}`);
     expect(s.output()).toContain(`token       ${DEMO_TOKEN}`);
     expect(s.output()).toContain(`curl ${s.url}/api/device/${DEMO_PUBLIC_KEY}/resource/101`);
     const demo = device(s.url, DEMO_PUBLIC_KEY, DEMO_TOKEN);
     expect((await demo.createFeed(102, 21.5)).status).toBe(200);
     expect((await demo.getResource(101)).json.payload.name).toBe('Door Contact');
-    s.child.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
+    expect(await s.stop()).toBe(0);
   });
 
   it('serves a seed file and never prints its tokens, whatever the requests', async () => {
@@ -85,8 +69,7 @@ describe('feed-agent serve', () => {
     expect((await a.getResource(73, '', { token: B.token })).status).toBe(401);
     expect((await a.createFeeds([{ id_resource: 73, input: 5 }], '', { token: A.token + 'x' })).status).toBe(401);
     expect((await device(s.url, DEMO_PUBLIC_KEY, DEMO_TOKEN).getResource(101)).status).toBe(404);
-    s.child.kill('SIGTERM');
-    await s.exited;
+    await s.stop();
     expect(s.output()).not.toContain(A.token);
     expect(s.output()).not.toContain(B.token);
     expect(s.output()).not.toContain('demo device');
@@ -94,7 +77,8 @@ describe('feed-agent serve', () => {
 
   it('--demo-devices N serves a fleet of demo devices and prints how to simulate it', async () => {
     const s = await serve(['--port', '0', '--demo-devices', '5']);
-    await new Promise((r) => setTimeout(r, 100));
+    // The demo device's lines are the last of the banner.
+    await s.line('public key');
     const last = demoFleetDevice(4);
     expect(s.output()).toContain(`simulate all of them: npx feed-agent simulate --url ${s.url} --devices 5`);
     expect(s.output()).toContain(`  5       ${last.publicKey}  ${last.token}  501-508`);
@@ -103,14 +87,13 @@ describe('feed-agent serve', () => {
     expect((await fifth.createFeeds([{ id_resource: 502, input: 21.5 }, { id_resource: 505, input: 7 }])).status).toBe(200);
     // Each device's resources are its own.
     expect((await fifth.createFeed(102, 21.5)).status).toBe(404);
-    s.child.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
+    expect(await s.stop()).toBe(0);
 
     for (const [args, message] of [
       [['--demo-devices', '2', '--seed', seedFile('seed.json', SEED)], '--demo-devices makes the demo fleet; it cannot be combined with --seed'],
       [['--demo-devices', '0'], '--demo-devices must be an integer from 1 to 100000, not "0"'],
     ]) {
-      const refused = await serve(['--port', '0', ...args]);
+      const refused = await serve(['--port', '0', ...args], { mayExit: true });
       expect(await refused.exited).toBe(1);
       expect(refused.output()).toContain(message);
     }
@@ -120,27 +103,35 @@ describe('feed-agent serve', () => {
     const file = seedFile('rotating.json', SEED);
     const s = await serve(['--port', '0', '--seed', file]);
     const rotated = 'rotated-token-5e1d';
-    const next = async (line: string) => {
-      const seen = s.output().split(line).length;
-      s.child.kill('SIGHUP');
-      while (s.output().split(line).length === seen) await new Promise((r) => setTimeout(r, 20));
-    };
+    const next = (line: string) => s.hangUp(line);
     expect((await device(s.url, A.key, A.token).createFeed(73, 1)).status).toBe(200);
     seedFile('rotating.json', { ...SEED, devices: [{ ...SEED.devices[0], token: rotated }, ...SEED.devices.slice(1)] });
     await next('seed applied again from ' + file);
     expect((await device(s.url, A.key, A.token).createFeed(73, 1)).status).toBe(401);
     expect((await device(s.url, A.key, rotated).createFeed(73, 1)).status).toBe(200);
-    // A file that does not parse changes nothing; the token of the last good one stays.
+    // A file that does not parse changes nothing; the token of the last good one stays. The message says
+    // where, and quotes nothing: not the token left unquoted.
     seedFile('rotating.json', '{"subtypes": [');
-    await next('nothing changed');
+    expect(await next('nothing changed')).toMatch(/seed is not valid JSON at line 1, column 15$/);
     expect((await device(s.url, A.key, rotated).createFeed(73, 0)).status).toBe(200);
+    seedFile('rotating.json', unquotedToken(SEED));
+    expect(await next('nothing changed')).toMatch(/seed is not valid JSON at line 1, column \d+$/);
+    expect(s.output()).not.toContain(UNQUOTED.slice(0, 4));
     seedFile('rotating.json', SEED);
     await next('seed applied again from ' + file);
     expect((await device(s.url, A.key, A.token).createFeed(73, 0)).status).toBe(200);
-    s.child.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
+    expect(await s.stop()).toBe(0);
     expect(s.output()).not.toContain(A.token);
     expect(s.output()).not.toContain(rotated);
+  });
+
+  it('without --seed, SIGHUP stops it as a terminal hang-up stops any program', async () => {
+    const s = await serve(['--port', '0']);
+    s.child.kill('SIGHUP');
+    const stillRunning = new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref());
+    // Ended by the signal: no exit code.
+    expect(await Promise.race([s.exited, stillRunning])).toBeNull();
+    expect(s.output()).not.toContain('SIGHUP');
   });
 
   it('refuses a bad seed file, naming the field, without starting', async () => {
@@ -148,15 +139,17 @@ describe('feed-agent serve', () => {
     delete broken.devices[0].resources[1].lifetime;
     for (const [content, message] of [
       [broken, 'seed: devices[0].resources[1].lifetime is missing'],
-      ['{"subtypes": [', 'seed is not valid JSON'],
+      ['{"subtypes": [', 'seed is not valid JSON at line 1, column 15'],
+      [unquotedToken(SEED), 'seed is not valid JSON at line 1, column '],
       [{ ...SEED, devices: [{ ...SEED.devices[0], token: 'has space' }] }, 'seed: devices[0].token must be 1 to 512 visible ASCII characters'],
     ] as const) {
-      const s = await serve(['--port', '0', '--seed', seedFile('bad.json', content)]);
+      const s = await serve(['--port', '0', '--seed', seedFile('bad.json', content)], { mayExit: true });
       expect(await s.exited).toBe(1);
       expect(s.output()).toContain(message);
       expect(s.output()).not.toContain('listening on');
+      expect(s.output()).not.toContain(UNQUOTED.slice(0, 4));
     }
-    const unknown = await serve(['--port', '0', '--colour']);
+    const unknown = await serve(['--port', '0', '--colour'], { mayExit: true });
     expect(await unknown.exited).toBe(1);
     expect(unknown.output()).toContain("Unknown option '--colour'");
   });
@@ -207,10 +200,9 @@ describe('feed-agent serve --db', () => {
     expect((await again.getResource(73)).json.payload.id_device).toBe(1);
 
     // One service per file: a second one on the same database refuses to start.
-    const third = await serve(['--port', '0', '--db', db]);
+    const third = await serve(['--port', '0', '--db', db], { mayExit: true });
     expect(await third.exited).toBe(1);
     expect(third.output()).toContain(`database ${db} is in use by another process`);
-    second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    expect(await second.stop()).toBe(0);
   });
 });

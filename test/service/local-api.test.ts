@@ -3,13 +3,17 @@
 // operation 3's checks and is stored as the platform writing; access (loopback Host, password); the
 // interface answers as before beside it; and the feed pages come from the index, by the query plan.
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createService, startService } from '../../src/service';
+import { FeedClient } from '../../src/core/client';
+import { Resources } from '../../src/core/resources';
+import { createHttp } from '../../platforms/node/http';
+import { checkSeed, createService, demoFleetDevice, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import type { FeedPage } from '../../src/service/local-wire';
+import type { FeedPage, LocalState } from '../../src/service/local-wire';
 import { FEED_PAGE_SQL, Store } from '../../src/service/store';
 import { device, request } from './client';
 import type { Reply } from './client';
@@ -58,6 +62,74 @@ describe('GET /_local/devices', () => {
     expect(Object.keys(devices[0])).toEqual(['id_device', 'public_key', 'name', 'resources']);
     expect(devices[0].resources[1].record).toMatchObject({ name: 'Temperature', subtype: { name_i18n: 'Temperature', data_restriction_begin_range: -40 } });
     for (const secret of [A.token, B.token]) expect(reply.text).not.toContain(secret);
+  });
+});
+
+describe('GET /_local/devices of a fleet', () => {
+  it('gives one page: `limit` devices (10 unless asked, at most 100) of page `page`, and how many there are', async () => {
+    const fleet = await startService({ demoDevices: 25, dashboard: {} });
+    try {
+      const list = async (query: string) => {
+        const reply = await request(`${fleet.url}/_local/devices${query}`, 'GET');
+        expect(reply.status, reply.text).toBe(200);
+        return reply.json.payload as LocalState;
+      };
+      const keys = (state: LocalState) => state.devices.map((d) => d.public_key);
+      const fleetKeys = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => demoFleetDevice(from + k).publicKey);
+      const first = await list('');
+      expect(first.total).toBe(25);
+      expect(keys(first)).toEqual(fleetKeys(0, 10));
+      expect(first.devices[9].resources.map((r) => r.record.id_resource)).toEqual(demoFleetDevice(9).resources);
+      expect(keys(await list('?page=3'))).toEqual(fleetKeys(20, 25));
+      expect(keys(await list('?page=2&limit=7'))).toEqual(fleetKeys(7, 14));
+      expect(keys(await list('?limit=100'))).toEqual(fleetKeys(0, 25));
+      expect(await list('?page=4')).toMatchObject({ total: 25, devices: [] });
+      for (const [query, message] of [
+        ['page=0', /page "0" is not a positive integer/],
+        ['page=x', /page "x" is not a positive integer/],
+        ['limit=101', /limit 101 is over the most a page holds, 100 devices/],
+        ['page=1&page=2', /page is given more than once/],
+      ] as const) {
+        const reply = await request(`${fleet.url}/_local/devices?${query}`, 'GET');
+        expect(reply.status, query).toBe(400);
+        expect(reply.json.message).toMatch(message);
+      }
+    } finally {
+      await fleet.close();
+    }
+  });
+});
+
+describe('a resource’s kind', () => {
+  it('is the agent’s rule for a command’s value, subtype for subtype (an empty regex is none, 0..1 boolean only without one)', async () => {
+    const restrictions: [regex: string | null, begin: number, end: number][] = [
+      [null, 0, 1],
+      ['', 0, 1],
+      [null, 0, 2],
+      ['', -40, 125],
+      ['on|off', 0, 1],
+      ['/^[a-z]+$/i', 0, 100],
+    ];
+    const ids = restrictions.map((_, i) => 901 + i);
+    // As a seed file gives it: the optional fields filled by the check.
+    const seed = checkSeed({
+      subtypes: restrictions.map(([regex, begin, end], i) => ({
+        id_resource_subtype: 1 + i, id_resource_type: 2, name: `S${i}`, data_restriction_regex: regex, data_restriction_begin_range: begin, data_restriction_end_range: end,
+      })),
+      devices: [{ public_key: 'KINDS', token: 'kinds-token', resources: ids.map((id, i) => ({ id_resource: id, id_resource_subtype: 1 + i, name: `R${id}`, lifetime: 5 })) }],
+    });
+    const kinds = await startService({ seed, dashboard: {} });
+    try {
+      const listed = (await request(`${kinds.url}/_local/devices`, 'GET')).json.payload.devices[0].resources.map((r: any) => r.kind);
+      // The agent itself, after its start-up lookup of the same records, parsing a command of "1".
+      const agent = new Resources(ids, () => -1);
+      await agent.lookup_(new FeedClient(createHttp(), { baseUrl: kinds.url, publicKey: 'KINDS', token: 'kinds-token', timeoutMs: 5_000 }), () => {});
+      const parsed = ids.map((id) => typeof agent.parseCommand_(id, '1'));
+      expect(parsed).toEqual(['boolean', 'number', 'number', 'number', 'string', 'string']);
+      expect(listed).toEqual(parsed);
+    } finally {
+      await kinds.close();
+    }
   });
 });
 
@@ -231,6 +303,50 @@ describe('access', () => {
     expect((await request(`${a.root}/resource/74`, 'GET', { headers: { Host: 'evil.example' } })).status).toBe(200);
   });
 
+  it('without a password, refuses a connection that is not a loopback one, whatever its Host header', async () => {
+    // The service listens beyond loopback (as with .listen(port, '0.0.0.0')) but was told nothing of it,
+    // so it has no password. Its sockets report the addresses a client on the network would have; the
+    // connection itself stays on loopback, the only address a test may reach.
+    const exposed = createService({ seed: SEED, dashboard: {} });
+    const seen: [string, string][] = [];
+    let addresses: [remote: string, local: string] = ['192.168.1.20', '192.168.1.10'];
+    exposed.server.prependListener('connection', (socket: Socket) => {
+      Object.defineProperty(socket, 'remoteAddress', { value: addresses[0] });
+      Object.defineProperty(socket, 'localAddress', { value: addresses[1] });
+      seen.push(addresses);
+    });
+    await new Promise<void>((resolve) => exposed.server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(exposed.server.address() as AddressInfo).port}`;
+    const localhost = { Host: 'localhost' };
+    try {
+      for (const remote of [['192.168.1.20', '192.168.1.10'], ['::ffff:10.0.0.7', '::ffff:10.0.0.1'], ['fe80::1', 'fe80::2'], ['127.0.0.1', '192.168.1.10']] as const) {
+        addresses = [...remote];
+        for (const path of ['/', '/_local/devices']) {
+          const reply = await request(url + path, 'GET', { headers: localhost });
+          expect(reply.status, `${remote} ${path}`).toBe(403);
+          expect(reply.json.message).toMatch(/only connections from this machine/);
+        }
+        const write = await request(`${url}/_local/resources/74/feeds`, 'POST', { body: JSON.stringify({ input: 20 }), headers: localhost });
+        expect(write.status, `${remote} write`).toBe(403);
+      }
+      expect(seen.length).toBe(12);
+      // Loopback, IPv4 mapped into IPv6 included: as before, the Host header decides.
+      for (const loopback of [['127.0.0.1', '127.0.0.1'], ['::ffff:127.0.0.1', '::ffff:127.0.0.1'], ['::1', '::1']] as const) {
+        addresses = [...loopback];
+        expect((await request(`${url}/_local/devices`, 'GET', { headers: localhost })).status, loopback[0]).toBe(200);
+        expect((await request(`${url}/_local/devices`, 'GET', { headers: { Host: 'evil.example' } })).status, loopback[0]).toBe(403);
+      }
+      // None of the refused writes was stored.
+      const state = (await request(`${url}/_local/devices`, 'GET', { headers: localhost })).json.payload;
+      expect(state.devices[0].resources.find((r: any) => r.record.id_resource === 74).record.last_feed).toBeNull();
+      // The interface keeps its own rules: a device on the network is answered.
+      addresses = ['192.168.1.20', '192.168.1.10'];
+      expect((await request(`${url}/api/device/${A.key}/resource/74`, 'GET')).status).toBe(200);
+    } finally {
+      await exposed.close();
+    }
+  });
+
   it('with a password, the page and its API need it (any user name); the interface keeps its bearer rules', async () => {
     const guarded = await startService({ seed: SEED, dashboard: { password: 'open sesame' } });
     try {
@@ -252,11 +368,15 @@ describe('access', () => {
     }
   });
 
-  it('on a host beyond loopback, a password is made when none is given; an empty one is refused', () => {
+  it('on a host beyond loopback, a password is made when none is given; an empty one is refused', async () => {
     const exposed = createService({ seed: SEED, host: '0.0.0.0', dashboard: {} });
-    expect(exposed.dashboardPassword).toMatch(/^[\w-]{16}$/);
-    void exposed.close();
-    expect(createService({ seed: SEED, dashboard: {} }).dashboardPassword).toBeNull();
+    const loopback = createService({ seed: SEED, dashboard: {} });
+    try {
+      expect(exposed.dashboardPassword).toMatch(/^[\w-]{16}$/);
+      expect(loopback.dashboardPassword).toBeNull();
+    } finally {
+      await Promise.all([exposed.close(), loopback.close()]);
+    }
     expect(() => createService({ seed: SEED, dashboard: { password: '' } })).toThrow(/must not be empty/);
   });
 });

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSeed, createService, DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN, demoFleetDevice, demoFleetSeed, MAX_DEMO_DEVICES, parseSeed, startService } from '../../src/service';
+import { checkSeed, createService, DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN, demoFleetDevice, demoFleetSeed, MAX_DEMO_DEVICES, parseSeed, SeedError, startService } from '../../src/service';
 import type { Seed } from '../../src/service';
 import { device } from './client';
 import { A, SEED } from './fixtures';
@@ -48,6 +48,21 @@ describe('checkSeed', () => {
       checkSeed(variant((s) => (s.devices[0].token = secret)));
     } catch (error) {
       expect((error as Error).message).not.toContain(secret);
+    }
+  });
+
+  it('says where a file stops being JSON, and never quotes it: an unquoted token stays out of the message', () => {
+    const secret = 'NEWTOKEN0123456789';
+    const file = JSON.stringify(SEED, null, 2).replace(`"token": "${A.token}"`, `"token": ${secret}`);
+    expect(file).toContain(secret);
+    const line = file.split('\n').findIndex((l) => l.includes(secret)) + 1;
+    expect(() => parseSeed(file)).toThrow(new SeedError(`seed is not valid JSON at line ${line}, column 16`));
+    for (const [text, where] of [
+      ['{"subtypes": [', 'line 1, column 15'],
+      ['{"subtypes": [],\r\n "devices": [}', 'line 2, column 14'],
+      ['', 'line 1, column 1'],
+    ]) {
+      expect(() => parseSeed(text), text).toThrow(new SeedError(`seed is not valid JSON at ${where}`));
     }
   });
 

@@ -172,3 +172,9 @@ export class XsWorker {
     return this.worker.close();
   }
 }
+
+/** A worker's live slots once everything unreachable is collected (the benchmarks' and the soak's measure). */
+export async function liveSlots(worker: XsWorker): Promise<number> {
+  await worker.evaluate('gc()');
+  return (await worker.evaluate('gc()')).meter.currentHeapCount;
+}

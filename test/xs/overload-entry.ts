@@ -1,4 +1,4 @@
-// Bundled into the XS worker for the overload run (soak/overload.ts): an agent with a queue of 1,024 whose
+// Bundled into the XS worker for the overload run (soak/overload-xs.ts): an agent with a queue of 1,024 whose
 // batches the service never answers (the slowest service there is) takes sample after sample, one
 // evaluation per step, so that the Node side can read the live slots after gc() between steps.
 import { createAgent } from '../../src/core';

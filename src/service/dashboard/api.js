@@ -27,9 +27,14 @@ async function call(path, init) {
   return envelope.payload;
 }
 
-/** @returns {Promise<LocalState>} */
-export function getState() {
-  return call('/_local/devices');
+/**
+ * One page of the devices and their resources.
+ * @param {number} page from 1
+ * @param {number} limit devices in a page
+ * @returns {Promise<LocalState>}
+ */
+export function getState(page, limit) {
+  return call(`/_local/devices?page=${page}&limit=${limit}`);
 }
 
 /**

@@ -1,7 +1,8 @@
 // @ts-check
 // The dashboard page: a section per device, a card per resource (presence, usage counters, last value, a
-// chart or a list of recent values, a control to write a value). Every POLL_MS it reads the devices'
-// state from the local API, then, for each card whose resource has a newer last feed, only the feeds
+// chart or a list of recent values, a control to write a value). Every POLL_MS it reads the state of the
+// devices it shows from the local API (DEVICES_PER_PAGE of them, and a pager when there are more, so a
+// fleet's poll stays small), then, for each card whose resource has a newer last feed, only the feeds
 // after the last one it shows (docs/dashboard.md says why polling). Every value from the service enters
 // the page as text (textContent, attribute values), never as markup.
 import { getFeeds, getState, writeFeed } from './api.js';
@@ -14,14 +15,23 @@ import { MAX_POINTS, SeriesChart } from './chart.js';
 /** @typedef {import('../../core/wire').InputValue} InputValue */
 
 const POLL_MS = 1_000;
+/** Devices the page shows at a time. */
+const DEVICES_PER_PAGE = 10;
 /** Values a string resource lists, newest first. */
 const LIST_LENGTH = 10;
 
 const main = element('devices');
 const status = element('status');
 const windowChoice = /** @type {HTMLSelectElement} */ (element('window'));
+const pager = element('pager');
+const previous = /** @type {HTMLButtonElement} */ (element('previous'));
+const next = /** @type {HTMLButtonElement} */ (element('next'));
+const shownDevices = element('shown');
 
-/** @type {Map<number, HTMLElement>} */
+/** The page of devices shown, from 1. */
+let devicePage = 1;
+/** A device's section in the page, and the element its cards go in. */
+/** @type {Map<number, {section: HTMLElement, cards: HTMLElement}>} */
 const deviceSections = new Map();
 /** @type {Map<number, Card>} */
 const cards = new Map();
@@ -120,15 +130,20 @@ class Card {
   async sync(resource, nowMs, windowMs) {
     const last = resource.record.id_last_feed;
     if (last === null || last === this.shown) {
-      this.chart?.tick(nowMs / 1000);
+      this.chart?.tick((nowMs - windowMs) / 1000, nowMs / 1000);
       return;
     }
     const generation = this.generation;
     /** @type {Feeds} */
     let feeds;
-    if (this.shown === null) {
-      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: MAX_POINTS });
-      feeds = { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
+    if (this.shown === null || this.kind === 'string') {
+      // The newest in the window, as many as the card shows: a list needs ten, a chart a page.
+      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS });
+      const shown = this.shown;
+      // For a list, only those it does not show yet (ids grow with time): it keeps the rest.
+      const known = shown === null ? -1 : newest.id_resource_feed.findIndex((id) => id <= shown);
+      const fresh = (/** @type {any[]} */ column) => (known < 0 ? column : column.slice(0, known)).reverse();
+      feeds = { id_resource_feed: fresh(newest.id_resource_feed), created_at: fresh(newest.created_at), raw_data: fresh(newest.raw_data) };
     } else {
       feeds = { id_resource_feed: [], created_at: [], raw_data: [] };
       for (let after = this.shown; ; ) {
@@ -180,12 +195,19 @@ class Card {
 }
 
 let ready = false;
+let polling = false;
+/** A poll was asked for while one ran: the next starts at once. */
+let pollAgain = false;
+let timer = 0;
 
 async function poll() {
+  polling = true;
   try {
-    const state = await getState();
+    const state = await getState(devicePage, DEVICES_PER_PAGE);
     const nowMs = parseTime(state.now);
     const windowMs = Number(windowChoice.value) * 1000;
+    showPager(state.total, state.devices.length);
+    dropOtherDevices(new Set(state.devices.map((d) => d.id_device)));
     const work = [];
     for (const device of state.devices) {
       const section = deviceSection(device);
@@ -216,24 +238,70 @@ async function poll() {
     status.className = 'error';
     status.textContent = `cannot read the service: ${/** @type {Error} */ (error).message}`;
   }
-  setTimeout(poll, POLL_MS);
+  polling = false;
+  timer = setTimeout(poll, pollAgain ? 0 : POLL_MS);
+  pollAgain = false;
+}
+
+/** Polls now, or as soon as the poll under way ends. */
+function pollNow() {
+  if (polling) {
+    pollAgain = true;
+    return;
+  }
+  clearTimeout(timer);
+  void poll();
 }
 
 /** @param {LocalDevice} device */
 function deviceSection(device) {
-  let cardsOf = deviceSections.get(device.id_device);
-  if (cardsOf === undefined) {
-    cardsOf = node('div', 'cards');
+  let shown = deviceSections.get(device.id_device);
+  if (shown === undefined) {
+    const cardsOf = node('div', 'cards');
     const head = node('header', 'device-head', [node('h2', '', [device.name || 'unnamed device']), node('p', 'key', ['public key ', node('code', '', [device.public_key])])]);
-    main.append(node('section', 'device', [head, cardsOf]));
-    deviceSections.set(device.id_device, cardsOf);
+    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf };
+    main.append(shown.section);
+    deviceSections.set(device.id_device, shown);
   }
-  return cardsOf;
+  return shown.cards;
+}
+
+/**
+ * Removes the sections (and cards) of devices that are not on the page of devices shown.
+ * @param {Set<number>} keep device ids
+ */
+function dropOtherDevices(keep) {
+  for (const [id, shown] of deviceSections) {
+    if (keep.has(id)) continue;
+    shown.section.remove();
+    deviceSections.delete(id);
+  }
+  for (const [id, card] of cards) if (!card.root.isConnected) cards.delete(id);
+}
+
+/**
+ * The pager, when the service has more devices than a page shows. (Devices are never removed, so the
+ * page the next button leads to always has some.)
+ * @param {number} total devices in the service
+ * @param {number} onPage devices on this page
+ */
+function showPager(total, onPage) {
+  pager.hidden = total <= DEVICES_PER_PAGE;
+  const first = (devicePage - 1) * DEVICES_PER_PAGE;
+  shownDevices.textContent = `devices ${count(first + 1)}–${count(first + onPage)} of ${count(total)}`;
+  previous.disabled = devicePage === 1;
+  next.disabled = first + DEVICES_PER_PAGE >= total;
 }
 
 windowChoice.addEventListener('change', () => {
   for (const card of cards.values()) card.reset();
 });
+for (const [button, step] of /** @type {const} */ ([[previous, -1], [next, 1]])) {
+  button.addEventListener('click', () => {
+    devicePage = Math.max(1, devicePage + step);
+    pollNow();
+  });
+}
 
 void poll();
 
@@ -276,7 +344,8 @@ function fact(term, value, note = '') {
 
 /** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
 function rule(s) {
-  return s.data_restriction_regex ?? `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
+  // An empty regex is none (core/validate.ts): the range applies.
+  return s.data_restriction_regex || `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
 }
 
 /**

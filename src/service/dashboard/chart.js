@@ -62,23 +62,26 @@ export class SeriesChart {
    * @param {number} nowS the service's clock
    */
   append(xs, ys, oldestS, nowS) {
-    this.nowS = nowS;
     this.xs.push(...xs);
     this.ys.push(...ys);
+    this.tick(oldestS, nowS);
+  }
+
+  /**
+   * Moves the window on to the service's clock: the points that left it (or past MAX_POINTS) are dropped.
+   * @param {number} oldestS
+   * @param {number} nowS the service's clock
+   */
+  tick(oldestS, nowS) {
+    this.nowS = nowS;
     let drop = Math.max(0, this.xs.length - MAX_POINTS);
     while (drop < this.xs.length && this.xs[drop] < oldestS) drop++;
     if (drop > 0) {
       this.xs.splice(0, drop);
       this.ys.splice(0, drop);
     }
-    this.draw();
+    if (drop > 0 || this.xs.length > 0) this.draw();
     this.parent.dataset.points = String(this.xs.length);
-  }
-
-  /** @param {number} nowS the service's clock */
-  tick(nowS) {
-    this.nowS = nowS;
-    if (this.xs.length > 0) this.draw();
   }
 
   clear() {
