@@ -73,6 +73,11 @@ describe('the dashboard in Chromium', () => {
     await relay.getByRole('button', { name: 'Write' }).click();
     await expect.poll(() => relay.locator('.message.error').allTextContents(), WAIT).toEqual(['resource 107: value 2 is outside [0, 1]']);
     await expect.poll(() => points(page, 107), WAIT).toBe(1);
+    // A text resource whose regex lists its words (on|off) has a button for each.
+    const fan = page.locator('.card[data-resource="106"]');
+    await fan.getByRole('button', { name: 'off', exact: true }).click();
+    await expect.poll(() => fan.locator('.message').allTextContents(), WAIT).toEqual([expect.stringMatching(/^stored "off" as feed \d+$/)]);
+    await expect.poll(() => fan.locator('ol.values li').count(), WAIT).toBe(1);
     // Enough points for a screenshot that shows the charts' shapes.
     await expect.poll(() => points(page, 102), { timeout: 40_000 }).toBeGreaterThanOrEqual(20);
     await screenshot(page, 'dashboard.png');

@@ -80,10 +80,8 @@ class Card {
     input.autocomplete = 'off';
     input.setAttribute('aria-label', 'value to write');
     const form = node('form', 'write', [input, button('Write', 'submit')]);
-    if (this.kind === 'boolean') {
-      for (const [label, value] of /** @type {const} */ ([['Off', 0], ['On', 1]])) {
-        form.append(button(label, 'button', () => void this.write(value)));
-      }
+    for (const [label, value] of choices(this.kind, subtype)) {
+      form.append(button(label, 'button', () => void this.write(value)));
     }
     form.append(this.message);
     form.addEventListener('submit', (event) => {
@@ -346,6 +344,19 @@ function fact(term, value, note = '') {
 function rule(s) {
   // An empty regex is none (core/validate.ts): the range applies.
   return s.data_restriction_regex || `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
+}
+
+/**
+ * The values a resource takes that get a button of their own: off and on for a boolean, and each word of a
+ * regex that is only a list of words (`on|off`, `/^(open|closed)$/i`).
+ * @param {ValueKind} kind
+ * @param {import('../../core/wire').Subtype} subtype
+ * @returns {[string, InputValue][]}
+ */
+function choices(kind, subtype) {
+  if (kind === 'boolean') return [['Off', 0], ['On', 1]];
+  const words = kind === 'string' && /^\/?\^?\(?([\w-]+(?:\|[\w-]+)+)\)?\$?(?:\/i?)?$/.exec(subtype.data_restriction_regex);
+  return words ? words[1].split('|').map((word) => [word, word]) : [];
 }
 
 /**
