@@ -355,7 +355,7 @@ function rule(s) {
  */
 function choices(kind, subtype) {
   if (kind === 'boolean') return [['Off', 0], ['On', 1]];
-  const words = kind === 'string' && /^\/?\^?\(?([\w-]+(?:\|[\w-]+)+)\)?\$?(?:\/i?)?$/.exec(subtype.data_restriction_regex);
+  const words = kind === 'string' && /^\/?\^?\(?([\w-]+(?:\|[\w-]+)+)\)?\$?(?:\/i?)?$/.exec(subtype.data_restriction_regex ?? '');
   return words ? words[1].split('|').map((word) => [word, word]) : [];
 }
 
