@@ -1,6 +1,6 @@
 // The token revoked mid-run, then restored: `feed-agent serve` (a child process, its data in a file) and
 // the simulated device (another child, with its durable queue and counters' ledger). The device's token
-// is changed in the seed file and the service told with SIGHUP, then put back the same way. The agent
+// is changed in the seed file and the service told with SIGUSR2, then put back the same way. The agent
 // must pause on 401, keep every sample, and deliver all of them once the token is accepted again:
 // counted from the service's side, nothing lost, nothing stored twice, nothing dropped.
 import { writeFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ export async function runRevoke(o: RevokeOptions): Promise<RevokeReport> {
   const writeSeed = (token: string) => writeFileSync(seedFile, JSON.stringify({ ...SEED, devices: [{ ...device, token }] }));
   writeSeed(device.token);
   const service = await Served.start(o.cli, ['--port', '0', '--seed', seedFile, '--db', dbFile]);
-  const reload = () => service.hangUp(/^seed applied again/);
+  const reload = () => service.reloadSeed(/^seed applied again/);
   let sim: Sim | null = null;
   let report: Omit<RevokeReport, 'tallies'>;
   try {
@@ -86,7 +86,7 @@ export function revokeProblems(r: RevokeReport): string[] {
 export function revokeText(r: RevokeReport, table: (rows: readonly Tally[]) => string): string {
   const o = r.options;
   return [
-    `Token revoked after ${o.beforeMs / 1000} s for ${o.revokedMs / 1000} s (seed file changed, SIGHUP), then restored; ` +
+    `Token revoked after ${o.beforeMs / 1000} s for ${o.revokedMs / 1000} s (seed file changed, SIGUSR2), then restored; ` +
       `${COUNTERS.length} counters every ${EVERY_MS} ms, the refused token tried again every ${AUTH_RETRY_MS} ms.`,
     '',
     table(r.tallies),

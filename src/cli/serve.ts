@@ -22,8 +22,8 @@ const HELP = `usage: feed-agent serve [options]
   --password PASSWORD     the dashboard's password (or FEED_AGENT_DASHBOARD_PASSWORD); default: none on a
                           loopback host, a random one, printed, on any other
 
-With --seed, SIGHUP applies the file again (e.g. a device's new token); without it, SIGHUP stops, as
-SIGINT and SIGTERM do.`;
+With --seed, SIGUSR2 applies the file again (e.g. a device's new token). SIGINT or SIGTERM stops;
+SIGHUP (the terminal closed) ends it.`;
 
 export const serve = {
   summary: 'run the local service (the six operations over HTTP)',
@@ -80,6 +80,11 @@ async function runServe(args: string[]): Promise<void> {
   if (values.seed !== undefined) options.seed = readSeed(values.seed);
 
   const service = await startService(options);
+  // Before the first line, which tells whoever waits for it that the service is ready for signals too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
+  // Not SIGHUP, the daemons' reload signal: this service runs in a terminal, and a closed terminal must
+  // end it (freeing its port and its --db file) as it ends any program. SIGUSR1 is Node's debugger's.
+  process.on('SIGUSR2', () => reload(service, values.seed));
   console.log(`listening on ${service.url}`);
   const dashboard = service.dashboard!;
   // A password given by flag or environment is the user's own: it is not printed back.
@@ -87,11 +92,6 @@ async function runServe(args: string[]): Promise<void> {
   console.log(`dashboard ${dashboard.url}${access}`);
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
-  // Only with a file to apply: otherwise a terminal's hang-up must end the service (and free its port
-  // and its --db file), as it ends any program.
-  const seedFile = values.seed;
-  if (seedFile !== undefined) process.on('SIGHUP', () => reload(service, seedFile));
 }
 
 function readSeed(file: string): Seed {
@@ -105,15 +105,19 @@ function readSeed(file: string): Seed {
 }
 
 /**
- * SIGHUP applies the seed file again, so that a device's token can be changed (or revoked, and restored)
+ * SIGUSR2 applies the seed file again, so that a device's token can be changed (or revoked, and restored)
  * while the service runs: no network surface, only whoever may signal the process. A bad file changes nothing.
  */
-function reload(service: RunningService, file: string): void {
+function reload(service: RunningService, file: string | undefined): void {
+  if (file === undefined) {
+    console.error('feed-agent serve: SIGUSR2: there is no --seed file to apply again');
+    return;
+  }
   try {
     service.applySeed(readSeed(file));
     console.log(`seed applied again from ${file}`);
   } catch (error) {
-    console.error(`feed-agent serve: SIGHUP: the seed was not applied, nothing changed: ${(error as Error).message}`);
+    console.error(`feed-agent serve: SIGUSR2: the seed was not applied, nothing changed: ${(error as Error).message}`);
   }
 }
 

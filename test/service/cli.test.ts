@@ -99,11 +99,11 @@ describe('feed-agent serve', () => {
     }
   });
 
-  it('applies the seed file again on SIGHUP: a token changed while it runs counts from the next request', async () => {
+  it('applies the seed file again on SIGUSR2: a token changed while it runs counts from the next request', async () => {
     const file = seedFile('rotating.json', SEED);
     const s = await serve(['--port', '0', '--seed', file]);
     const rotated = 'rotated-token-5e1d';
-    const next = (line: string) => s.hangUp(line);
+    const next = (line: string) => s.reloadSeed(line);
     expect((await device(s.url, A.key, A.token).createFeed(73, 1)).status).toBe(200);
     seedFile('rotating.json', { ...SEED, devices: [{ ...SEED.devices[0], token: rotated }, ...SEED.devices.slice(1)] });
     await next('seed applied again from ' + file);
@@ -125,13 +125,20 @@ describe('feed-agent serve', () => {
     expect(s.output()).not.toContain(rotated);
   });
 
-  it('without --seed, SIGHUP stops it as a terminal hang-up stops any program', async () => {
-    const s = await serve(['--port', '0']);
+  it('SIGHUP stops it, with --seed too, as a closed terminal stops any program', async () => {
+    const s = await serve(['--port', '0', '--seed', seedFile('hang-up.json', SEED)]);
     s.child.kill('SIGHUP');
     const stillRunning = new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref());
     // Ended by the signal: no exit code.
     expect(await Promise.race([s.exited, stillRunning])).toBeNull();
-    expect(s.output()).not.toContain('SIGHUP');
+    expect(s.output()).not.toContain('seed applied again');
+  });
+
+  it('without --seed, SIGUSR2 says there is nothing to apply again, and it goes on', async () => {
+    const s = await serve(['--port', '0']);
+    expect(await s.reloadSeed('SIGUSR2')).toBe('feed-agent serve: SIGUSR2: there is no --seed file to apply again');
+    expect((await fetch(s.url + '/')).status).toBe(200);
+    expect(await s.stop()).toBe(0);
   });
 
   it('refuses a bad seed file, naming the field, without starting', async () => {

@@ -1,7 +1,7 @@
 // `feed-agent serve` in a child process, as users run it: the one way the tests, the soak and the
 // benchmarks start it. Its URL comes from its first line (exactly `listening on http://HOST:PORT`,
 // docs/service.md); everything it prints is kept, for the tests that read it and for the error of a
-// start that failed; SIGHUP and SIGTERM are sent and answered as a user would see them.
+// start that failed; SIGUSR2 and SIGTERM are sent and answered as a user would see them.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -81,10 +81,10 @@ export class Served {
     throw new Error(`feed-agent serve: no line matching ${pattern} within ${WAIT_MS / 1000} s:\n${this.out}`);
   }
 
-  /** SIGHUP (with --seed: the seed file applied again), then the first line it prints that matches `answer`. */
-  async hangUp(answer: RegExp | string): Promise<string> {
+  /** SIGUSR2 (with --seed: the seed file applied again), then the first line it prints that matches `answer`. */
+  async reloadSeed(answer: RegExp | string): Promise<string> {
     const from = this.out.length;
-    this.child.kill('SIGHUP');
+    this.child.kill('SIGUSR2');
     return this.line(answer, from);
   }
 
