@@ -1,6 +1,7 @@
 // The simulator's config file (JSON): connection settings, sensors with their signals, actuators, uplink
 // settings. The check lists every problem at once and names each unknown key; the token is never quoted.
 import type { UplinkConfig } from '../core/config';
+import { jsonFault } from '../service/json-where';
 import type { ActuatorPlan, SensorPlan } from './plan';
 import { show, SIGNAL_NAMES, signalSpec } from './signals';
 import type { SignalName } from './signals';
@@ -36,8 +37,10 @@ export function parseSimConfig(text: string): SimConfig {
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (e) {
-    throw new SimConfigError(['not JSON: ' + (e as Error).message]);
+  } catch {
+    // Only where: JSON.parse's message quotes the text, and a config file may hold the token.
+    const where = jsonFault(text);
+    throw new SimConfigError(['not JSON' + (where === null ? '' : ` at line ${where.line}, column ${where.column}`)]);
   }
   if (!isRecord(data)) throw new SimConfigError(['expected a JSON object at the top']);
   const problems: string[] = [];

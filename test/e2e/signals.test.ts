@@ -196,7 +196,9 @@ describe('config file', () => {
   });
 
   it('refuses text that is not a JSON object', () => {
-    expect(() => parseSimConfig('{"sensors": [')).toThrow(/not JSON/);
+    expect(() => parseSimConfig('{"sensors": [')).toThrow(/^not JSON at line 1, column 14$/);
+    // Where, never a quote of the text: a token left unquoted stays unprinted.
+    expect(() => parseSimConfig('{"url": "http://127.0.0.1:8080",\n "token": SECRET1234}')).toThrow(/^not JSON at line 2, column 11$/);
     expect(() => parseSimConfig('[]')).toThrow(/JSON object/);
   });
 });
