@@ -72,8 +72,9 @@ async function runServe(args: string[]): Promise<void> {
       ...(burst !== undefined && { burst: integer(burst, '--rate-limit burst', 1) }),
     };
   }
-  const fleet = values['demo-devices'] === undefined ? 1 : integer(values['demo-devices'], '--demo-devices', 1, MAX_DEMO_DEVICES);
+  let fleet = 1;
   if (values['demo-devices'] !== undefined) {
+    fleet = integer(values['demo-devices'], '--demo-devices', 1, MAX_DEMO_DEVICES);
     if (values.seed !== undefined) throw new Error('--demo-devices makes the demo fleet; it cannot be combined with --seed');
     options.demoDevices = fleet;
   }

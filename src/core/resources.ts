@@ -4,7 +4,7 @@ import type { SampleValue } from './host';
 import type { FeedClient } from './client';
 import { FeedError } from './errors';
 import type { Restriction } from './validate';
-import { compileRestriction, numericValue } from './validate';
+import { compileRestriction, isBinarySubtype, numericValue } from './validate';
 import type { Resource } from './wire';
 
 /** A configured id that the service does not know for this device. */
@@ -79,9 +79,8 @@ export class Resources {
         warn('resource ' + record.id_resource + ': its subtype regex does not compile; values are not checked before sending');
       }
       const known = this.byId_[record.id_resource];
-      const s = record.subtype;
       known.restriction_ = restriction;
-      known.binary_ = s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1;
+      known.binary_ = isBinarySubtype(record.subtype);
       if (record.lifetime > 0 && (shortest === 0 || record.lifetime < shortest)) shortest = record.lifetime;
     }
     this.shortestLifetimeMin_ = shortest;

@@ -10,6 +10,13 @@ export interface Restriction {
   end: number;
 }
 
+/**
+ * Whether a subtype's values are booleans (0..1 with no regex): the agent hands its commands over as
+ * true/false, and the local dashboard draws it as a step chart.
+ */
+export function isBinarySubtype(s: Pick<Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>): boolean {
+  return s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1;
+}
 
 /**
  * Compiles a subtype's restriction. A regex may be given bare (`[0-9]+`) or with delimiters and flags

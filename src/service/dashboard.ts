@@ -3,9 +3,10 @@
 // whose paths all start with /api/device/ and are answered as before.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accessCheck, isLoopback, newPassword } from './access';
-import { allow, LOCAL_API_PREFIX, localApi } from './local-api';
+import { LOCAL_API_PREFIX, localApi } from './local-api';
 import type { LocalApiDeps } from './local-api';
 import { loadPage, sendAsset } from './page';
+import { allow } from './routes';
 
 export interface DashboardOptions {
   /**
@@ -43,7 +44,7 @@ export function createDashboard(options: DashboardOptions, host: string, deps: L
       const path = pathOf(url);
       const asset = page.get(path);
       if (asset === undefined) return api(req, res, path, new URLSearchParams(url.slice(path.length + 1)));
-      allow(req, 'GET');
+      allow(req.method ?? '', 'GET');
       sendAsset(res, asset);
       return null;
     },

@@ -49,7 +49,7 @@ export const DEMO_ACTUATORS: number[] = DEMO_SEED.devices[0].resources
   .filter((r) => DEMO_SEED.subtypes.some((s) => s.id_resource_subtype === r.id_resource_subtype && s.id_resource_type === ACTUATOR))
   .map((r) => r.id_resource);
 
-/** The most devices a demo fleet may have: their resource ids stay below 10,000,000. */
+/** The most devices a demo fleet may have: the last one's resource ids are 10,000,001 to 10,000,008. */
 export const MAX_DEMO_DEVICES = 100_000;
 
 export interface DemoDevice {
@@ -83,7 +83,7 @@ export function demoFleetSeed(n: number): Seed {
       public_key: d.publicKey,
       token: d.token,
       name: demo.name + ' ' + (k + 1),
-      resources: demo.resources.map((r) => ({ ...r, id_resource: r.id_resource + FLEET_ID_STEP * k })),
+      resources: demo.resources.map((r, i) => ({ ...r, id_resource: d.resources[i] })),
     });
   }
   return { subtypes: DEMO_SEED.subtypes, devices };

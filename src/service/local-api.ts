@@ -4,12 +4,13 @@
 // Answers use the interface's envelope, so a failure reads like the service's other failures.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Feed } from '../core/wire';
+import { isBinarySubtype } from '../core/validate';
 import { HttpError, readBody, successBody } from './http';
 import type { FeedPage, LocalResource, LocalState, ValueKind } from './local-wire';
 import { platformFeed } from './operations';
-import { checkContentType, parseId, parseJson } from './parse';
+import { checkContentType, parseId, parseJson, queryParam } from './parse';
 import { resourceRecord } from './records';
-import { clip } from './routes';
+import { allow, clip } from './routes';
 import type { FeedRange, Store, SubtypeEntry } from './store';
 import { timestamp } from './time';
 
@@ -32,7 +33,7 @@ export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: Server
   return async (req, res, path, query) => {
     const parts = path.slice(LOCAL_API_PREFIX.length).split('/');
     if (parts.length === 1 && parts[0] === 'devices') {
-      allow(req, 'GET');
+      allow(req.method ?? '', 'GET');
       return successBody(JSON.stringify(state(store, now(), query)));
     }
     if (parts.length === 3 && parts[0] === 'resources' && parts[2] === 'feeds') {
@@ -42,7 +43,7 @@ export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: Server
         const body = parseJson(await readBody(req, res, deps.maxBodyBytes));
         return platformFeed(store, id, body, timestamp(now()));
       }
-      allow(req, 'GET', 'POST');
+      allow(req.method ?? '', 'GET', 'POST');
       if (store.resource(id) === undefined) throw new HttpError(404, `resource ${id} not found`);
       return successBody(JSON.stringify(feedPage(store, id, query)));
     }
@@ -50,17 +51,10 @@ export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: Server
   };
 }
 
-/** Refuses with 405 (and Allow) a method other than the ones named. */
-export function allow(req: IncomingMessage, method: string, ...others: string[]): void {
-  if (req.method === method) return;
-  const all = [method, ...others].join(', ');
-  throw new HttpError(405, `${clip(req.method ?? '')} is not allowed here; use ${all}`, { Allow: all });
-}
-
 /** `page` (from 1) of `limit` devices, with the records of their resources. */
 function state(store: Store, nowMs: number, query: URLSearchParams): LocalState {
   const limit = limitParameter(query, DEVICE_PAGE_LIMITS, 'devices');
-  const pageText = one(query, 'page');
+  const pageText = queryParam(query, 'page');
   const page = pageText === undefined ? 1 : parseId(pageText, 'page');
   const { total, devices } = store.devicePage((page - 1) * limit, limit);
   return {
@@ -77,23 +71,22 @@ function state(store: Store, nowMs: number, query: URLSearchParams): LocalState 
 }
 
 /**
- * The agent's rule for the value of a command, condition for condition (core/resources.ts: parseCommand_,
- * and binary_ in lookup_): a string when the compiled restriction has a regex (an empty one is none), a
- * boolean for 0..1 only when the subtype's regex is null, a number otherwise.
+ * The agent's rule for the value of a command (core/resources.ts, parseCommand_): a string when the
+ * compiled restriction has a regex (an empty one is none), a boolean for a binary subtype, else a number.
  */
-function valueKind({ record: s, restriction }: SubtypeEntry): ValueKind {
+function valueKind({ record, restriction }: SubtypeEntry): ValueKind {
   if (restriction.regex !== null) return 'string';
-  return s.data_restriction_regex === null && s.data_restriction_begin_range === 0 && s.data_restriction_end_range === 1 ? 'boolean' : 'number';
+  return isBinarySubtype(record) ? 'boolean' : 'number';
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** `from`, `to` (the interface's timestamps, inclusive), `order` (asc, desc), `after` (a feed id), `limit`. */
 function feedPage(store: Store, resource: number, query: URLSearchParams): FeedPage {
-  const order = one(query, 'order') ?? 'asc';
+  const order = queryParam(query, 'order') ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw new HttpError(400, `order must be asc or desc, not ${JSON.stringify(clip(order))}`);
   const limit = limitParameter(query, PAGE_LIMITS, 'feeds');
-  const afterText = one(query, 'after');
+  const afterText = queryParam(query, 'after');
   let after: Feed | null = null;
   if (afterText !== undefined) {
     after = store.feed(parseId(afterText, 'after')) ?? null;
@@ -113,20 +106,14 @@ function feedPage(store: Store, resource: number, query: URLSearchParams): FeedP
 
 /** `limit`: how many `things` a page holds, from 1 to `limits.max`. */
 function limitParameter(query: URLSearchParams, limits: { default: number; max: number }, things: string): number {
-  const text = one(query, 'limit');
+  const text = queryParam(query, 'limit');
   const limit = text === undefined ? limits.default : parseId(text, 'limit');
   if (limit > limits.max) throw new HttpError(400, `limit ${limit} is over the most a page holds, ${limits.max} ${things}`);
   return limit;
 }
 
-function one(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name);
-  if (values.length > 1) throw new HttpError(400, `${name} is given more than once`);
-  return values[0];
-}
-
 function time(query: URLSearchParams, name: string): string | undefined {
-  const text = one(query, name);
+  const text = queryParam(query, name);
   if (text !== undefined && (!TIMESTAMP.test(text) || Number.isNaN(Date.parse(text.replace(' ', 'T') + 'Z')))) {
     throw new HttpError(400, `${name} must be a UTC time as YYYY-MM-DD HH:MM:SS, not ${JSON.stringify(clip(text))}`);
   }

@@ -20,12 +20,17 @@ export function parseIdList(text: string, maxIds: number): number[] {
   return parts.map((part) => parseId(part));
 }
 
+/** A query parameter given at most once; undefined when absent. */
+export function queryParam(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw new HttpError(400, `${name} is given more than once`);
+  return values[0];
+}
+
 /** The `silent` query parameter: true, false, 1 or 0, at most once. */
 export function parseSilent(query: URLSearchParams): boolean {
-  const values = query.getAll('silent');
-  if (values.length === 0) return false;
-  if (values.length > 1) throw new HttpError(400, 'silent is given more than once');
-  const value = values[0];
+  const value = queryParam(query, 'silent');
+  if (value === undefined) return false;
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new HttpError(400, `silent must be true, false, 1 or 0, not ${JSON.stringify(clip(value))}`);

@@ -25,6 +25,13 @@ export interface Match {
   query: URLSearchParams;
 }
 
+/** Refuses with 405 (and Allow) a request `method` other than the ones `allowed`. */
+export function allow(method: string, ...allowed: string[]): void {
+  if (allowed.includes(method)) return;
+  const all = allowed.join(', ');
+  throw new HttpError(405, `${clip(method)} is not allowed here; use ${all}`, { Allow: all });
+}
+
 export function route(method: string, url: string): Match {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -33,9 +40,7 @@ export function route(method: string, url: string): Match {
   const [key, ...rest] = path.slice(PREFIX.length).split('/');
   const found = ROUTES.find((r) => r.shape.length === rest.length && r.shape.every((s, i) => s === IDS || s === rest[i]));
   if (found === undefined || key === '') throw unknown();
-  if (found.method !== method) {
-    throw new HttpError(405, `${clip(method)} is not allowed here; use ${found.method}`, { Allow: found.method });
-  }
+  allow(method, found.method);
   let publicKey: string;
   try {
     publicKey = decodeURIComponent(key);

@@ -85,6 +85,8 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** Loopback only, unless told otherwise: the dashboard's password rule depends on it too. */
+const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_TIMEOUTS: ServiceTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, idleMs: 60_000 };
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_HEADERS = 100;
@@ -101,7 +103,7 @@ export function createService(options: ServiceOptions = {}): Service {
   let dashboard: Dashboard | undefined;
   try {
     store.applySeed(seed, timestamp(now()));
-    dashboard = options.dashboard && createDashboard(options.dashboard, options.host ?? '127.0.0.1', { store, now, maxBodyBytes: limits.maxBodyBytes });
+    dashboard = options.dashboard && createDashboard(options.dashboard, options.host ?? DEFAULT_HOST, { store, now, maxBodyBytes: limits.maxBodyBytes });
   } catch (error) {
     store.close();
     throw error;
@@ -200,7 +202,7 @@ export function createService(options: ServiceOptions = {}): Service {
 /** Creates the service and listens; resolves once it accepts connections. */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const service = createService(options);
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   try {
     await new Promise<void>((resolve, reject) => {
       service.server.once('error', reject);

@@ -113,15 +113,17 @@ export function statusLine(s: Status): string {
  */
 export function sumStats(all: readonly AgentStats[]): AgentStats {
   const sum = { ...all[0] };
-  for (const s of all.slice(1)) {
+  for (let i = 1; i < all.length; i++) {
+    const s = all[i];
     for (const key of Object.keys(s) as (keyof AgentStats)[]) {
       const value = s[key];
-      if (typeof value === 'number') (sum[key] as number) += value;
+      if (typeof value === 'number' && key !== 'oldestAgeMs' && key !== 'batchLimit') (sum[key] as number) += value;
     }
     sum.authPaused ||= s.authPaused;
     sum.lastError ??= s.lastError;
+    // Not a spread over the fleet: a hundred thousand arguments can overflow the stack.
+    sum.oldestAgeMs = Math.max(sum.oldestAgeMs, s.oldestAgeMs);
+    sum.batchLimit = Math.min(sum.batchLimit, s.batchLimit);
   }
-  sum.oldestAgeMs = Math.max(...all.map((s) => s.oldestAgeMs));
-  sum.batchLimit = Math.min(...all.map((s) => s.batchLimit));
   return sum;
 }
