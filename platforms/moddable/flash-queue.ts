@@ -42,7 +42,7 @@ export interface FlashQueue extends QueueStorage {
 /** "FAQ1" read as a little-endian u32: the first 4 bytes of a journal of this format. */
 const MARK = 0x31514146;
 const MARK_BYTES = 4;
-const DEFAULT_SPILL_EVERY = 64;
+export const DEFAULT_SPILL_EVERY = 64;
 const DEFAULT_MAX_BYTES = 24 * 1024;
 const MIN_MAX_BYTES = 256;
 

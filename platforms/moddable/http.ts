@@ -42,7 +42,9 @@ const TLS_1_2 = 0x303;
 type Ending = HttpResult | { kind: 'answer'; status: number; retryAfter: string | null; bytes: ArrayBuffer };
 
 export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>, options: HttpOptions = {}): Host['request'] {
-  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new Exchange(sdk, options, req, resolve).start());
+  // One dictionary for every https request: SecureSocket copies it and changes nothing in it.
+  const tls = { protocolVersion: TLS_1_2, ...options.secure };
+  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new Exchange(sdk, tls, req, resolve).start());
   const toResult = (ending: Ending): HttpResult =>
     ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: sdk.decode(ending.bytes) } : ending;
   return (req) => Promise.resolve(req).then(exchange).then(toResult);
@@ -65,10 +67,16 @@ class Exchange {
 
   constructor(
     private readonly sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>,
-    private readonly options: HttpOptions,
+    /** SecureSocket's `secure` dictionary, for an https URL. */
+    private readonly tls: Record<string, unknown>,
     private readonly req: HttpRequest,
     private readonly resolve: (ending: Ending) => void,
   ) {}
+
+  /** Whether the service may have acted on the request: all of it went out, or an answer began. */
+  private get reached(): boolean {
+    return this.written || this.status > 0;
+  }
 
   start(): void {
     const { sdk, req } = this;
@@ -100,7 +108,7 @@ class Exchange {
     const dictionary: RequestOptions = { host, port, path: url[4] === '' ? '/' : url[4], method: req.method, headers, body: true, response: ArrayBuffer };
     if (secure) {
       dictionary.Socket = sdk.SecureSocket;
-      dictionary.secure = { protocolVersion: TLS_1_2, ...this.options.secure };
+      dictionary.secure = this.tls;
     }
     let request: SdkRequest;
     try {
@@ -119,7 +127,7 @@ class Exchange {
         try {
           inner.call(socket, message, value);
         } catch (e) {
-          this.fail(errorText(e), this.written || this.status > 0);
+          this.fail(errorText(e), this.reached);
         }
       };
     }
@@ -135,7 +143,7 @@ class Exchange {
       // SecureSocket keeps a failed handshake's reason (a certificate no CA of the app verifies) to itself.
       const why = this.status > 0 ? 'connection closed before the answer was complete'
         : 'connection failed or closed' + (this.secure ? ' (https: is the CA of the server among the app\'s resources?)' : '');
-      this.fail(why, this.written || this.status > 0);
+      this.fail(why, this.reached);
     }
     return undefined;
   }
@@ -157,7 +165,7 @@ class Exchange {
 
   private expire(): void {
     this.timer = null;
-    this.finish({ kind: 'timeout', maybeDelivered: this.written || this.status > 0 });
+    this.finish({ kind: 'timeout', maybeDelivered: this.reached });
   }
 
   private fail(message: string, maybeDelivered: boolean): void {

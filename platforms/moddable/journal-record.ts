@@ -6,10 +6,11 @@ import type { SampleValue } from '../../src/core/host';
 import { utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
 import type { FileHandle } from './sdk';
 
-export const NUMBER = 1, FALSE = 2, TRUE = 3, STRING = 4, ACK = 5;
+const NUMBER = 1, FALSE = 2, TRUE = 3, STRING = 4;
+export const ACK = 5;
 
 /** Kind and sequence number. */
-export const HEAD_BYTES = 9;
+const HEAD_BYTES = 9;
 const RESOURCE_BYTES = 4;
 
 /** A sample's record. */

@@ -29,7 +29,7 @@ export interface RequestOptions {
 }
 
 /** The transport a Request reads and writes through; http.js calls its `callback` for every socket event. */
-export interface RequestSocket {
+interface RequestSocket {
   callback(message: number, value?: unknown): void;
 }
 

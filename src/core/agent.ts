@@ -64,7 +64,8 @@ export interface Agent {
   /**
    * Writes every queued sample that durable storage does not hold yet, in one burst, and returns how
    * many. Call it before deep sleep when the storage writes only when needed (`QueueStorage.spillEvery`);
-   * with any other storage, or none, there is nothing to write.
+   * with any other storage there is nothing to write but a sample whose append failed last, and with none
+   * nothing at all.
    */
   persist(): number;
 }
@@ -131,7 +132,7 @@ class FeedAgent implements Agent {
     const random = createRandom(config_.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log_(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler_ = new Reconciler(ids.filter((id) => !actuators.some((a) => a.resource === id)), s.reconcile);
+    this.reconciler_ = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], s.reconcileAfterMs);
     this.uplink_ = new Uplink(host_, this.client_, this.queue_, s, this.counters_, random, {
       setAside_: (resource, value, reason) => this.setAside_(resource, value, reason),
       departed_: () => this.checkpoint_(),

@@ -121,14 +121,10 @@ export class FeedClient {
    * i is `resourceAt(i)` (used to check the answer matches).
    */
   createFeedsEncoded(body: string, count: number, resourceAt: (i: number) => number, o?: CallOptions): Promise<BatchOutcome> {
-    // The uplink's path, once a batch: no promise job here (XS compute per sample, docs/xs.md); the
-    // request's steps are plain functions, shallow on the caller's stack.
-    try {
-      if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count ' + count + ' is not a non-negative integer');
-      return this.batch_(body, count, resourceAt, null, o);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    // The uplink's path, once a batch: no promise job here (XS compute per sample, docs/xs.md), only the
+    // two async steps of every request, on the uplink's own fresh stack.
+    if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new RangeError('count ' + count + ' is not a non-negative integer'));
+    return this.batch_(body, count, resourceAt, null, o);
   }
 
   /** Operation 5: null where a resource has no feed. */

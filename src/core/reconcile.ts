@@ -20,7 +20,8 @@ import { rawData } from './validate';
 import type { CreatedFeed, Feed, Resource } from './wire';
 
 /** Verdicts of a read-back. */
-export const STORED = 0, NOT_STORED = 1, UNDECIDED = 2;
+export const STORED = 0, UNDECIDED = 2;
+const NOT_STORED = 1;
 
 export class Reconciler {
   /** The first `pending_` queued samples are a batch whose outcome is unknown; 0 when there is none. */
@@ -34,8 +35,11 @@ export class Reconciler {
   /** Per resource of `ids_`: the newest id_resource_feed the agent has seen; 0 for none, -1 while unknown. */
   private readonly lastIds_: Float64Array;
 
-  /** `ids`: the resources only this agent writes; `enabled`: false sends every such batch again unread. */
-  constructor(ids: readonly number[], private readonly enabled_: boolean) {
+  /**
+   * `ids`: the resources only this agent writes (none: reconciliation is off, every batch whose outcome
+   * is unknown is sent again unread); `waitMs`: how long after such a request a read-back can decide.
+   */
+  constructor(ids: readonly number[], private readonly waitMs_: number) {
     this.ids_ = new Uint32Array(ids);
     this.lastIds_ = new Float64Array(ids.length).fill(-1);
   }
@@ -55,11 +59,11 @@ export class Reconciler {
    * The request for the first `n` queued samples ended with its outcome unknown at `now`. True when they
    * are to be read back (from `now + waitMs` on) before anything is sent; false when that cannot decide.
    */
-  begin_(n: number, queue: SampleQueue, now: number, waitMs: number): boolean {
-    if (!this.enabled_ || !this.atomic_) return false;
+  begin_(n: number, queue: SampleQueue, now: number): boolean {
+    if (!this.atomic_) return false;
     for (let p = 0; p < n; p++) if (this.ids_.indexOf(queue.resourceAt(p)) < 0) return false;
     this.pending_ = n;
-    this.settledAt_ = now + waitMs;
+    this.settledAt_ = now + this.waitMs_;
     return true;
   }
 

@@ -334,7 +334,7 @@ export class Uplink implements Job {
    */
   private unknown_(n: number, now: number): boolean {
     this.counters_.ambiguous += n;
-    if (!this.reconciler_.begin_(n, this.queue_, now, this.settings_.reconcileAfterMs)) {
+    if (!this.reconciler_.begin_(n, this.queue_, now)) {
       this.counters_.unresolved += n;
       return false;
     }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../platforms/moddable/firmware/settings';
 import type { Settings } from '../../platforms/moddable/firmware/settings';
-import { firmwareActuators, firmwareSensors, skippedRoles } from '../../platforms/moddable/firmware/sensors';
+import { firmwareActuators, firmwareSensors } from '../../platforms/moddable/firmware/sensors';
 import { statusLine } from '../../platforms/moddable/firmware/status';
 import { createAgent } from '../../src/core/agent';
 import type { Feed } from '../../src/core/wire';
@@ -67,20 +67,20 @@ describe('firmware sensors', () => {
   });
 
   it('feeds uptime in seconds, free heap from xsHeap, and RSSI where there is a radio', () => {
-    const sensors = firmwareSensors(settings({ xsHeap: 88_064 }), sources(-61));
+    const { sensors } = firmwareSensors(settings({ xsHeap: 88_064 }), sources(-61));
     expect(sensors.map((s) => [s.resource, s.read()])).toEqual([[301, 12], [302, 58_064], [303, -61]]);
   });
 
   it('leaves out what it cannot read, and says so', () => {
     const s = settings();
-    const sensors = firmwareSensors(s, sources(undefined));
+    const { sensors, skipped } = firmwareSensors(s, sources(undefined));
     expect(sensors.map((x) => x.resource)).toEqual([301]);
-    expect(skippedRoles(s, sensors)).toEqual(['heap (no xsHeap in the config)', 'rssi (no Wi-Fi radio here)']);
+    expect(skipped).toEqual(['heap (no xsHeap in the config)', 'rssi (no Wi-Fi radio here)']);
     // A release build has no instrumentation: the heap cannot be read, whatever xsHeap says.
     const release = settings({ xsHeap: 88_064 });
     const fed = firmwareSensors(release, sources(-60, [], null));
-    expect(fed.map((x) => x.resource)).toEqual([301, 303]);
-    expect(skippedRoles(release, fed)).toEqual(['heap (no instrumentation in this build: build with -d or -i)']);
+    expect(fed.sensors.map((x) => x.resource)).toEqual([301, 303]);
+    expect(fed.skipped).toEqual(['heap (no instrumentation in this build: build with -d or -i)']);
   });
 
   it('traces each command with its value and feed', async () => {

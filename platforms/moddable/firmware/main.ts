@@ -13,7 +13,7 @@ import { errorText } from '../../../src/core/errors';
 import { openFlashQueue } from '../flash-queue';
 import { createModdableHost } from '../host';
 import { files, sdk } from '../modules';
-import { firmwareActuators, firmwareSensors, skippedRoles } from './sensors';
+import { firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
 import { statusLine } from './status';
 
@@ -48,7 +48,7 @@ export default function main(): void {
     },
     trace,
   };
-  const sensors = firmwareSensors(settings, sources);
+  const { sensors, skipped } = firmwareSensors(settings, sources);
   const actuators = firmwareActuators(settings, sources);
   let agent: Agent;
   try {
@@ -56,7 +56,6 @@ export default function main(): void {
   } catch (e) {
     return say(errorText(e));
   }
-  const skipped = skippedRoles(settings, sensors);
   say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + sensors.length + ' sensor' + (sensors.length === 1 ? '' : 's') +
     ' every ' + settings.every + ' ms, ' + actuators.length + ' command resource' + (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
   agent.start().then(

@@ -18,18 +18,27 @@ export interface SensorSources {
   trace(text: string): void;
 }
 
-export function firmwareSensors(settings: Settings, sources: SensorSources): SensorConfig[] {
+/**
+ * The sensors of the roles given in `resources=…`, and the roles left out with why (`skipped`: one line in
+ * the trace, so that it says what the device feeds).
+ */
+export function firmwareSensors(settings: Settings, sources: SensorSources): { sensors: SensorConfig[]; skipped: string[] } {
   const { resources, every } = settings;
   const sensors: SensorConfig[] = [];
+  const skipped: string[] = [];
   if (resources.uptime !== undefined) sensors.push({ resource: resources.uptime, every, read: () => Math.floor(sources.now() / 1000) });
   // Free bytes need the heap's size, which the manifest gives as xsHeap beside creation.static.
-  if (resources.heap !== undefined && settings.xsHeap > 0 && sources.heapUsed() !== undefined) {
-    sensors.push({ resource: resources.heap, every, read: () => Math.max(0, settings.xsHeap - (sources.heapUsed() ?? Number.NaN)) });
+  const { heap, rssi } = resources;
+  if (heap !== undefined) {
+    if (settings.xsHeap <= 0) skipped.push('heap (no xsHeap in the config)');
+    else if (sources.heapUsed() === undefined) skipped.push('heap (no instrumentation in this build: build with -d or -i)');
+    else sensors.push({ resource: heap, every, read: () => Math.max(0, settings.xsHeap - (sources.heapUsed() ?? Number.NaN)) });
   }
-  if (resources.rssi !== undefined && sources.rssi() !== undefined) {
-    sensors.push({ resource: resources.rssi, every, read: () => sources.rssi() ?? Number.NaN });
+  if (rssi !== undefined) {
+    if (sources.rssi() === undefined) skipped.push('rssi (no Wi-Fi radio here)');
+    else sensors.push({ resource: rssi, every, read: () => sources.rssi() ?? Number.NaN });
   }
-  return sensors;
+  return { sensors, skipped };
 }
 
 /** The command resource's actuator: each new command is traced once, with its value as the subtype means it. */
@@ -41,16 +50,4 @@ export function firmwareActuators(settings: Settings, sources: Pick<SensorSource
     every: settings.commandEvery,
     handle: (value, feed) => sources.trace('feed-agent: command ' + JSON.stringify(value) + ' for resource ' + resource + ' (feed ' + feed.id_resource_feed + ')\n'),
   }];
-}
-
-/** What `firmwareSensors` left out and why: one line, so the trace says what the device feeds. */
-export function skippedRoles(settings: Settings, sensors: readonly SensorConfig[]): string[] {
-  const fed = sensors.map((s) => s.resource);
-  const skipped: string[] = [];
-  const { heap, rssi } = settings.resources;
-  if (heap !== undefined && fed.indexOf(heap) < 0) {
-    skipped.push(settings.xsHeap > 0 ? 'heap (no instrumentation in this build: build with -d or -i)' : 'heap (no xsHeap in the config)');
-  }
-  if (rssi !== undefined && fed.indexOf(rssi) < 0) skipped.push('rssi (no Wi-Fi radio here)');
-  return skipped;
 }

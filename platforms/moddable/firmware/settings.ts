@@ -2,11 +2,12 @@
 // mcconfig line, which arrive as strings). Every problem is named at once, in words a person who typed
 // the build line can act on; the token's value is never repeated.
 
-import { isServiceUrl } from '../../../src/core/config';
+import { isServiceUrl, UPLINK_DEFAULTS } from '../../../src/core/config';
+import { DEFAULT_SPILL_EVERY } from '../flash-queue';
 
 /** The resources the firmware feeds, by role: three sensors and the actuator that traces commands. */
-export const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'command'] as const);
-export type Role = (typeof ROLES)[number];
+const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'command'] as const);
+type Role = (typeof ROLES)[number];
 
 export interface Settings {
   url: string;
@@ -35,9 +36,9 @@ export interface Settings {
   journal: string;
 }
 
-export type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
+type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
 
-const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: 1024, spillEvery: 64, xsHeap: 0, statusEvery: 60_000 });
+const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: UPLINK_DEFAULTS.queue, spillEvery: DEFAULT_SPILL_EVERY, xsHeap: 0, statusEvery: 60_000 });
 
 export function readSettings(config: Record<string, unknown>): SettingsResult {
   const problems: string[] = [];
