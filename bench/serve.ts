@@ -1,18 +1,14 @@
 // `feed-agent serve` in a child process, as users run it: the benchmarks that need the local service
 // start it here, so it has a core of its own and its CPU is not counted as the client's.
-import { execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { buildInto, ROOT } from '../test/support/build';
 import { Served } from '../test/support/serve';
 
 let built: string | null = null;
 
 /** Builds the CLI as `npm run build` does, into the bench cache (so it is never stale), once per run. */
 function cli(): string {
-  if (built !== null) return built;
-  const dir = resolve('node_modules/.cache/feed-agent-bench/service');
-  execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', dir]);
-  built = join(dir, 'cli.js');
-  return built;
+  return (built ??= buildInto(join(ROOT, 'node_modules', '.cache', 'feed-agent-bench', 'service')));
 }
 
 /** Runs `feed-agent serve --port 0 ARGS`; resolves once it listens (its `url`); `stop()` ends it. */

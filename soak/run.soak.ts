@@ -2,7 +2,8 @@
 // sets the fault soak's length (default 3). Each run prints what it saw, counted from the service's side;
 // README.md's Guarantees section shows the latest fault soak.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildInto, killAll, workDir } from '../test/e2e/support';
+import { buildInto, workDir } from '../test/support/build';
+import { killAll } from '../test/support/children';
 import { faultSoakProblems, faultSoakText, runFaultSoak } from './faults';
 import { nodeOverload, overloadProblems, overloadText } from './overload';
 import { revokeProblems, revokeText, runRevoke } from './revoke';

@@ -1,32 +1,23 @@
 // What the end-to-end tests share: the CLI built once per file, simulators run as child processes (their
 // JSON lines parsed as they come), a seed for a device with counters, and the feeds a service stored.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { FeedClient } from '../../src/core/client';
 import { createHttp } from '../../platforms/node/http';
 import type { Seed } from '../../src/service';
+import { buildInto, ROOT, workDir } from '../support/build';
+import { killAll, track } from '../support/children';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
+export { buildInto, ROOT, workDir };
 
-/** A work directory under the project (ignored by git), so that bundles resolve packages from node_modules. */
-export function workDir(prefix: string): { dir: string; remove: () => void } {
-  // A fresh clone has no tmp/ yet.
-  mkdirSync(join(ROOT, 'tmp'), { recursive: true });
-  const dir = mkdtempSync(join(ROOT, 'tmp', prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Builds the bundles into `dir` (with type declarations if asked); returns the CLI's path. */
-export function buildInto(dir: string, types = false): string {
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--outdir', dir, ...(types ? ['--types'] : [])], { cwd: ROOT });
-  return join(dir, 'cli.js');
-}
-
-/** The hooks of a file that runs the CLI: a work directory, the bundles built into it, no child left over. */
+/**
+ * The hooks of a file that runs the CLI: a work directory, the bundles built into it, no child (simulator
+ * or service) left over after a test.
+ */
 export function withBuiltCli(prefix: string): { dir: string; cli: () => string } {
   const work = workDir(prefix);
   let cli = '';
@@ -56,19 +47,13 @@ export class Sim {
   constructor(cli: string, args: string[], env: Record<string, string> = {}, cwd = ROOT) {
     // Only the variables asked for: a developer's FEED_AGENT_* must not leak into a test.
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FEED_AGENT_')));
-    this.child = spawn(process.execPath, [cli, 'simulate', ...args], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(this.child);
+    this.child = track(spawn(process.execPath, [cli, 'simulate', ...args], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;
       this.parse();
     });
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-    this.exited = new Promise((resolve) =>
-      this.child.on('close', (code, signal) => {
-        running.delete(this.child);
-        resolve(signal === null ? code : null);
-      }),
-    );
+    this.exited = new Promise((resolve) => this.child.on('close', (code, signal) => resolve(signal === null ? code : null)));
   }
 
   /** Resolves with the first JSON event (seen or to come) that passes `test`; rejects after `ms` or at exit. */
@@ -113,13 +98,6 @@ export class Sim {
       for (const w of ready) w.resolve(event);
     }
   }
-}
-
-const running = new Set<ChildProcess>();
-
-/** For afterEach/afterAll: no simulator outlives its test. */
-export function killAll(): void {
-  for (const child of running) child.kill('SIGKILL');
 }
 
 /** Runs a simulator to its end. */

@@ -1,35 +1,23 @@
 // `feed-agent serve` as a user runs it: the built CLI in a child process. Its first line, the demo
 // device, the seed file and its errors, tokens kept out of the output, and a database that keeps every
 // acknowledged feed through kill -9.
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rawData } from '../../src/core/validate';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
-import { workDir } from '../e2e/support';
-import { killServed, Served } from '../support/serve';
+import { withBuiltCli } from '../e2e/support';
+import { Served } from '../support/serve';
 import type { ServeOptions } from '../support/serve';
 import { device } from './client';
 import { A, B, SEED } from './fixtures';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-// Under the project (ignored by git) so that the bundle resolves better-sqlite3 from node_modules.
-const { dir: work, remove } = workDir('service-cli-');
-const cli = join(work, 'cli.js');
-
-beforeAll(() => {
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--outdir', work], { cwd: ROOT });
-});
-afterAll(() => {
-  killServed();
-  remove();
-});
+const { dir: work, cli } = withBuiltCli('service-cli-');
 
 /** Starts `feed-agent serve ARGS`; resolves once its first line is out (or, with mayExit, it exited). */
 function serve(args: string[], options?: ServeOptions): Promise<Served> {
-  return Served.start(cli, args, options);
+  return Served.start(cli(), args, options);
 }
 
 /** A token a seed file gives without quotes: JSON.parse's message quotes its first ten characters. */

@@ -5,11 +5,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { track } from './children';
 
 /** How long the first line, or a line waited for, may take: generous, for a machine under load. */
 const WAIT_MS = 10_000;
-
-const running = new Set<ChildProcess>();
 
 export interface ServeOptions {
   /** Resolve, with `url` '', when it exits before its first line (a refused option or seed), rather than reject. */
@@ -27,16 +26,10 @@ export class Served {
   private out = '';
 
   private constructor(cli: string, args: string[]) {
-    this.child = spawn(process.execPath, [cli, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(this.child);
+    this.child = track(spawn(process.execPath, [cli, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk));
-    this.exited = new Promise((resolve) =>
-      this.child.on('close', (code) => {
-        running.delete(this.child);
-        resolve(code);
-      }),
-    );
+    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
   }
 
   /** Starts `feed-agent serve ARGS` with the built CLI `cli`; resolves once its first line is out. */
@@ -93,9 +86,4 @@ export class Served {
     this.child.kill('SIGTERM');
     return this.exited;
   }
-}
-
-/** For afterAll: no service outlives its test file. */
-export function killServed(): void {
-  for (const child of running) child.kill('SIGKILL');
 }
