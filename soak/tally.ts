@@ -38,7 +38,8 @@ export function tally(dbFile: string, durable: string, resources: readonly numbe
     for (const feed of feeds) {
       if (feed.resource !== resource) continue;
       const value = Number(feed.value);
-      if (!Number.isInteger(value) || value < 0 || value >= accepted) foreign++;
+      // A counter gives each value in one form ("7", never "7.0" or "07").
+      if (!Number.isInteger(value) || value < 0 || value >= accepted || String(value) !== feed.value) foreign++;
       else if (seen.has(value)) duplicated++;
       else {
         seen.add(value);
