@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRandom } from '../src/core/random';
 import { startService } from '../src/service';
-import { COUNTERS, counterConfig, deviceEnv, SEED, Sim } from '../test/e2e/support';
+import { COUNTERS, counterConfig, deviceEnv, SEED, Sim, summaryOf } from '../test/e2e/support';
 import { FaultProxy } from '../test/support/fault-proxy';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';
 import { tally } from './tally';
@@ -117,8 +117,7 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
     await sim.next((e) => e.type === 'stopping', o.durationMs + 60_000);
     proxy.clearFaults();
     const exitCode = await sim.exited;
-    const { ambiguous, reconciled, unresolved, retries, requests, droppedOverflow, queued } = sim.all('summary')[0] ?? {};
-    const agent = { ambiguous, reconciled, unresolved, retries, requests, droppedOverflow, queued };
+    const agent = summaryOf(sim, ['ambiguous', 'reconciled', 'unresolved', 'retries', 'requests', 'droppedOverflow', 'queued']);
     const faults: Record<string, number> = {};
     let creates = 0;
     let unknownRequests = 0;

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { COUNTERS, counterConfig, deviceEnv, SEED, Sim } from '../test/e2e/support';
+import { COUNTERS, counterConfig, deviceEnv, SEED, Sim, summaryOf } from '../test/e2e/support';
 import { Served } from '../test/support/serve';
 import { tally } from './tally';
 import type { Tally } from './tally';
@@ -60,8 +60,8 @@ export async function runRevoke(o: RevokeOptions): Promise<RevokeReport> {
     const exitCode = await sim.exited;
     const during = sim.events.slice(sim.events.indexOf(paused));
     const mostQueued = Math.max(...during.filter((e) => e.type === 'status').map((e) => e.queued as number));
-    const { droppedOverflow, queued, ambiguous, authPaused } = sim.all('summary')[0] ?? {};
-    report = { options: o, pausedAt: paused.elapsedMs, mostQueued, exitCode, agent: { droppedOverflow, queued, ambiguous, authPaused } };
+    const agent = summaryOf(sim, ['droppedOverflow', 'queued', 'ambiguous', 'authPaused']);
+    report = { options: o, pausedAt: paused.elapsedMs, mostQueued, exitCode, agent };
   } finally {
     sim?.kill('SIGKILL');
     await service.stop();

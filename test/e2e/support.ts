@@ -100,6 +100,18 @@ export class Sim {
   }
 }
 
+/**
+ * The fields `keys` of the summary a simulator prints as it ends; throws when it printed none, or one
+ * without such a field, so that no check reads an undefined count as a pass.
+ */
+export function summaryOf<K extends string>(sim: Sim, keys: readonly K[]): Record<K, any> {
+  const summary = sim.all('summary')[0];
+  if (summary === undefined) throw new Error('no summary event; its last lines:\n' + sim.stdout.split('\n').slice(-6).join('\n') + sim.stderr);
+  const missing = keys.filter((key) => !(key in summary));
+  if (missing.length > 0) throw new Error('the summary has no ' + missing.join(', ') + ': ' + JSON.stringify(summary));
+  return Object.fromEntries(keys.map((key) => [key, summary[key]])) as Record<K, any>;
+}
+
 /** Runs a simulator to its end. */
 export async function runSim(cli: string, args: string[], env?: Record<string, string>): Promise<{ code: number | null; sim: Sim }> {
   const sim = new Sim(cli, args, env);
