@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFleetDevice } from '../../src/service';
 import { launchChromium } from '../support/chromium';
 import type { Chromium } from '../support/chromium';
+import { device } from '../support/client';
 import { Served } from '../support/serve';
 import { ROOT, Sim, withBuiltCli } from './support';
 
@@ -156,12 +157,7 @@ describe('the dashboard in Chromium', () => {
       const url = served.url;
       expect(await served.line(/^dashboard /)).toBe(`dashboard ${url}/`);
       expect(served.output().split('\n')[1]).toBe(`dashboard ${url}/`);
-      const write = (input: string) =>
-        fetch(`${url}/api/device/MARKUP/resource/1/feeds`, {
-          method: 'POST',
-          headers: { Authorization: 'Bearer markup-token', 'Content-Type': 'application/json' },
-          body: JSON.stringify({ input }),
-        });
+      const write = (input: string) => device(url, 'MARKUP', 'markup-token').createFeed(1, input);
       expect((await write(VALUE)).status).toBe(200);
 
       const page = await browser.context.newPage();

@@ -13,6 +13,7 @@ import { parseSeed } from '../../src/service/seed';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { Feed, Resource } from '../../src/core/wire';
+import * as client from '../support/client';
 import { FaultProxy } from '../support/fault-proxy';
 import { Simulator, buildApp, findSdk } from './sdk';
 import type { Sdk } from './sdk';
@@ -40,10 +41,8 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
 
   const stop = (): Promise<void> => proxy.setDown(true);
   const start = (): Promise<void> => proxy.setDown(false);
-  const read = async <T>(path: string): Promise<T> => {
-    const res = await fetch(service.url + '/api/device/' + DEVICE.public_key + path);
-    return ((await res.json()) as { payload: T }).payload;
-  };
+  /** The device's operations straight to the service, not through the proxy. */
+  const api = () => client.device(service.url, DEVICE.public_key, DEVICE.token);
   /** Every uptime value the service stored, in the order it stored them. */
   const uptimes = async (): Promise<number[]> => proxy.stored.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
   const until = async (what: string, done: () => Promise<boolean>, ms: number): Promise<void> => {
@@ -83,20 +82,15 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   it('starts, feeds its resources and keeps them alive', async () => {
     await device!.waitFor(/^feed-agent: started$/, 30_000);
     await until('three uptime feeds stored', async () => (await uptimes()).length >= 3, 30_000);
-    const records = await read<Resource[]>('/resources/' + UPTIME + ',' + HEAP + ',' + COMMAND + '?silent=true');
+    const records = (await api().getResources(UPTIME + ',' + HEAP + ',' + COMMAND, '?silent=true')).json.payload as Resource[];
     expect(records.map((r) => r.is_alive)).toEqual([true, true, true]);
-    const heap = await read<(Feed | null)[]>('/resources/' + HEAP + '/feeds/last?silent=true');
+    const heap = (await api().lastFeeds(String(HEAP), '?silent=true')).json.payload as (Feed | null)[];
     expect(Number(heap[0]?.raw_data)).toBeGreaterThan(0);
   }, 90_000);
 
   it('traces each command written to its command resource once', async () => {
     const from = device!.lines.length;
-    const res = await fetch(service.url + '/api/device/' + DEVICE.public_key + '/resource/' + COMMAND + '/feeds', {
-      method: 'POST',
-      headers: { authorization: 'Bearer ' + DEVICE.token, 'content-type': 'application/json' },
-      body: JSON.stringify({ input: 1 }),
-    });
-    const created = ((await res.json()) as { payload: { id_resource_feed: number } }).payload;
+    const created = (await api().createFeed(COMMAND, 1)).json.payload as { id_resource_feed: number };
     const line = await device!.waitFor(/^feed-agent: command /, 10_000, from);
     expect(line).toBe('feed-agent: command true for resource ' + COMMAND + ' (feed ' + created.id_resource_feed + ')');
     await new Promise((resolve) => setTimeout(resolve, 3_000));

@@ -10,7 +10,7 @@ import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service'
 import { withBuiltCli } from '../e2e/support';
 import { Served } from '../support/serve';
 import type { ServeOptions } from '../support/serve';
-import { device } from './client';
+import { device } from '../support/client';
 import { A, B, SEED } from './fixtures';
 
 const { dir: work, cli } = withBuiltCli('service-cli-');

@@ -9,7 +9,7 @@ import { rawData } from '../../src/core/validate';
 import type { InputValue } from '../../src/core/wire';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import { device } from './client';
+import { device } from '../support/client';
 import { exchange } from './raw';
 import { A, B, SEED } from './fixtures';
 

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import { device } from './client';
+import { device } from '../support/client';
 import { exchange } from './raw';
 import type { RawResponse } from './raw';
 import { A, SEED } from './fixtures';

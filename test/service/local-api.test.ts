@@ -15,8 +15,8 @@ import { checkSeed, createService, demoFleetDevice, startService } from '../../s
 import type { RunningService } from '../../src/service';
 import type { FeedPage, LocalState } from '../../src/service/local-wire';
 import { FEED_PAGE_SQL, Store } from '../../src/service/store';
-import { device, request } from './client';
-import type { Reply } from './client';
+import { device, request } from '../support/client';
+import type { Reply } from '../support/client';
 import { A, B, SEED } from './fixtures';
 
 const START = Date.UTC(2025, 5, 1, 12, 0, 0);

@@ -7,8 +7,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import { device } from './client';
-import type { Reply } from './client';
+import { device } from '../support/client';
+import type { Reply } from '../support/client';
 import { A, SEED } from './fixtures';
 
 const START = Date.UTC(2024, 0, 2, 3, 4, 5);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkSeed, createService, DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_SEED, DEMO_TOKEN, demoFleetDevice, demoFleetSeed, MAX_DEMO_DEVICES, parseSeed, SeedError, startService } from '../../src/service';
 import type { Seed } from '../../src/service';
-import { device } from './client';
+import { device } from '../support/client';
 import { A, SEED } from './fixtures';
 
 const work = mkdtempSync(join(tmpdir(), 'service-seed-'));

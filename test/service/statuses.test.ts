@@ -4,8 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import { device, request } from './client';
-import type { Reply } from './client';
+import { device, request } from '../support/client';
+import type { Reply } from '../support/client';
 import { A, B, SEED } from './fixtures';
 
 let service: RunningService;

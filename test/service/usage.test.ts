@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import { device } from './client';
+import { device } from '../support/client';
 import { A, SEED } from './fixtures';
 
 const START = Date.UTC(2025, 5, 1, 12, 0, 0);

@@ -1,4 +1,5 @@
-// A plain HTTP client for the service tests: one fresh connection per request, the raw answer kept.
+// A plain HTTP client for the tests that speak to the service: one fresh connection per request, the raw
+// answer kept.
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 
