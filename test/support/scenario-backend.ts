@@ -7,6 +7,8 @@ import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { HttpRequest } from '../../src/core/host';
 import type { Answers, Command, HttpOutcome, Link, RawOutcome } from '../scenarios/protocol';
+import { runAdapterScenario } from '../moddable/context';
+import type { AdapterScenario } from '../moddable/context';
 import { Disk } from './disk';
 import { DEVICE, SCENARIO_SEED, SERVICE_EPOCH_MS } from '../scenarios/seed';
 import { FaultProxy, TAG_HEADER, readBody } from './fault-proxy';
@@ -201,6 +203,16 @@ export async function withBackend<T>(work: (backend: ScenarioBackend) => Promise
 export function nodeLink(backend: ScenarioBackend): Link {
   return <C extends Command>(command: C) =>
     backend.handle(JSON.parse(JSON.stringify(command)) as C).then((answer) => JSON.parse(JSON.stringify(answer)) as Answers[C['cmd']]);
+}
+
+/**
+ * An adapter scenario on Node against a fresh backend: it fails as its checks fail, and resolves with what
+ * it saw, which the XS run must match; a scenario that resolves with nothing would make that match vacuous.
+ */
+export async function adapterOnNode(scenario: AdapterScenario): Promise<unknown> {
+  const seen = await withBackend((backend) => runAdapterScenario(scenario, nodeLink(backend), (op) => backend.disk.run(op), backend.url));
+  if (seen === undefined) throw new Error(scenario.name + ': the scenario resolved with nothing to compare');
+  return seen;
 }
 
 /** Whether something accepts connections on 127.0.0.1:port. */

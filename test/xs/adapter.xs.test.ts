@@ -3,10 +3,9 @@
 // worker; connections and the disk are Node's, reached through issueCommand. Each must see on XS what
 // it sees on Node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdapterScenario } from '../moddable/context';
 import { adapterScenarios } from '../moddable/scenarios';
 import type { Command } from '../scenarios/protocol';
-import { nodeLink, withBackend } from '../support/scenario-backend';
+import { adapterOnNode, withBackend } from '../support/scenario-backend';
 import { XsWorker } from './harness';
 
 let worker: XsWorker;
@@ -24,8 +23,7 @@ describe('the Moddable adapter on XS', () => {
         worker.onCommand = (message) => backend.handle(message as Command);
         return worker.call('runAdapterScenario', scenario.name, backend.url);
       });
-      const onNode = await withBackend((backend) => runAdapterScenario(scenario, nodeLink(backend), (op) => backend.disk.run(op), backend.url));
-      expect(onXs, 'what the scenario saw on XS and on Node').toEqual(onNode);
+      expect(onXs, 'what the scenario saw on XS and on Node').toEqual(await adapterOnNode(scenario));
     });
   }
 });
