@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRandom } from '../src/core/random';
 import { startService } from '../src/service';
 import { COUNTERS, counterConfig, deviceEnv, SEED, Sim, summaryOf } from '../test/e2e/support';
-import { FaultProxy } from '../test/support/fault-proxy';
+import { actionName, FaultProxy } from '../test/support/fault-proxy';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';
 import { tally } from './tally';
 import type { Tally } from './tally';
@@ -50,8 +50,11 @@ const READ_FAULTS: FaultAction[] = [
   { do: 'hold', after: true },
   { do: 'malformed' },
 ];
-/** The create faults after which the agent cannot know whether the service stored the batch. */
-const UNKNOWN = new Set(['reset before', 'reset after', 'hold before', 'hold after', 'malformed', 'lose', 'late']);
+/**
+ * The create faults after which the agent cannot know whether the service stored the batch: all but an
+ * error status (nothing forwarded) and a slow answer (it arrives), by the names the proxy's tally uses.
+ */
+const UNKNOWN = new Set(createFaults(0).filter((a) => a.do !== 'status' && a.do !== 'slow').map(actionName));
 
 export interface FaultSoakOptions {
   seed: number;

@@ -303,7 +303,7 @@ export class FaultProxy {
 }
 
 /** `reset after`, `status 503`, `late`: an action as the `applied` tally names it. */
-function actionName(action: FaultAction): string {
+export function actionName(action: FaultAction): string {
   if (action.do === 'status') return 'status ' + action.status;
   if (action.do === 'reset' || action.do === 'hold') return action.do + (action.after ? ' after' : ' before');
   return action.do;
