@@ -16,6 +16,9 @@ import { FaultProxy, TAG_HEADER, readBody } from './fault-proxy';
 /** Real time a request may take before the harness calls it a fault of its own (the service is local). */
 const REAL_LIMIT_MS = 10_000;
 
+/** A request the proxy holds: it will never be answered. */
+type Pending = Extract<RawOutcome, { kind: 'pending' }>;
+
 export class ScenarioBackend {
   /** Problems of the harness itself (not of the agent); a runner fails the scenario when there are any. */
   readonly errors: string[] = [];
@@ -118,19 +121,8 @@ export class ScenarioBackend {
       out.on('error', (error) => resolve(lost(error)));
     });
     out.end(req.body);
-    let limit: NodeJS.Timeout | undefined;
-    const tooLong = new Promise<HttpOutcome>((resolve) => {
-      limit = setTimeout(() => {
-        this.errors.push(req.method + ' ' + target.pathname + ': no answer and no hold within ' + REAL_LIMIT_MS + ' ms of real time');
-        out.destroy();
-        resolve({ kind: 'network', message: 'harness limit', maybeDelivered: true });
-      }, REAL_LIMIT_MS);
-    });
-    const outcome = await Promise.race([answered, fate.held.then((): HttpOutcome => ({ kind: 'pending', id })), tooLong]);
-    clearTimeout(limit);
-    if (outcome.kind === 'pending') this.held.set(id, out);
-    else this.proxy.release(id);
-    return outcome;
+    const tooLong: HttpOutcome = { kind: 'network', message: 'harness limit', maybeDelivered: true };
+    return this.outcome(id, req.method + ' ' + target.pathname, out, answered, tooLong);
   }
 
   /**
@@ -139,7 +131,6 @@ export class ScenarioBackend {
    */
   private async raw(port: number, text: string): Promise<RawOutcome> {
     const id = String(++this.nextId);
-    const fate = this.proxy.fate(id);
     const bytes = Buffer.from(text, 'latin1');
     const line = bytes.indexOf('\r\n') + 2;
     const tagged = Buffer.concat([bytes.subarray(0, line), Buffer.from(TAG_HEADER + ': ' + id + '\r\n'), bytes.subarray(line)]);
@@ -155,10 +146,27 @@ export class ScenarioBackend {
       socket.on('end', () => resolve({ kind: 'answer', bytes: Buffer.concat(chunks).toString('latin1'), broken: false }));
       socket.on('error', () => resolve(connected ? { kind: 'answer', bytes: Buffer.concat(chunks).toString('latin1'), broken: true } : { kind: 'refused' }));
     });
-    const outcome = await Promise.race([answered, fate.held.then((): RawOutcome => ({ kind: 'pending', id }))]);
-    if (outcome.kind === 'pending') this.held.set(id, socket);
+    return this.outcome(id, text.slice(0, text.indexOf('\r\n')), socket, answered, { kind: 'answer', bytes: '', broken: true });
+  }
+
+  /**
+   * What became of request `id` on `connection`: `answered`, or pending once the proxy holds it (the
+   * connection then kept for settle). With neither within REAL_LIMIT_MS of real time, a harness error
+   * (`what` names the request) and `tooLong`.
+   */
+  private async outcome<T extends { kind: string }>(id: string, what: string, connection: { destroy(): void }, answered: Promise<T>, tooLong: T): Promise<T | Pending> {
+    let limit: NodeJS.Timeout | undefined;
+    const late = new Promise<T>((resolve) => {
+      limit = setTimeout(() => {
+        this.errors.push(what + ': no answer and no hold within ' + REAL_LIMIT_MS + ' ms of real time');
+        resolve(tooLong);
+      }, REAL_LIMIT_MS);
+    });
+    const outcome = await Promise.race([answered, this.proxy.fate(id).held.then((): Pending => ({ kind: 'pending', id })), late]);
+    clearTimeout(limit);
+    if (outcome.kind === 'pending') this.held.set(id, connection);
     else {
-      socket.destroy();
+      connection.destroy();
       this.proxy.release(id);
     }
     return outcome;
