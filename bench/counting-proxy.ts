@@ -1,14 +1,12 @@
-// A TCP proxy on 127.0.0.1 that counts the bytes it carries each way:
+// A TCP proxy on 127.0.0.1 that counts the bytes it carries, both ways together:
 // what a client and a server exchange on the socket (request lines, headers, bodies; TLS records when
 // they speak TLS), measured rather than estimated. TCP/IP headers are not counted.
 import { createConnection, createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 
 export class CountingProxy {
-  /** Bytes from clients to the server. */
-  up = 0;
-  /** Bytes from the server to clients. */
-  down = 0;
+  /** Bytes carried since the start or the last reset, both ways. */
+  bytes = 0;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -29,14 +27,9 @@ export class CountingProxy {
     return 'http://127.0.0.1:' + this.port;
   }
 
-  get bytes(): number {
-    return this.up + this.down;
-  }
-
   /** Starts counting afresh. */
   reset(): void {
-    this.up = 0;
-    this.down = 0;
+    this.bytes = 0;
   }
 
   async close(): Promise<void> {
@@ -56,11 +49,11 @@ export class CountingProxy {
       });
     }
     client.on('data', (chunk: Buffer) => {
-      this.up += chunk.length;
+      this.bytes += chunk.length;
       server.write(chunk);
     });
     server.on('data', (chunk: Buffer) => {
-      this.down += chunk.length;
+      this.bytes += chunk.length;
       client.write(chunk);
     });
     client.on('end', () => server.end());

@@ -17,7 +17,7 @@ export interface XsOverloadReport {
   /** XS compute per sample of the last step (every sample evicts one, behind the batch in flight). */
   computePerSample: number;
   /** The agent's counts after the last step. */
-  counts: { accepted: number; queued: number; droppedOverflow: number; requests: number };
+  counts: { accepted: number; queued: number; droppedOverflow: number };
 }
 
 /** `samples` readings, in `steps` evaluations, into the agent on XS; its one batch is never answered. */
@@ -28,7 +28,7 @@ export async function xsOverload(samples: number, steps: number): Promise<XsOver
     try {
       await worker.call('overload.start', { url: backend.url, publicKey: SCENARIO_DEVICE.publicKey, token: SCENARIO_DEVICE.token, resource: R.counterA });
       const step = samples / steps;
-      let counts = { accepted: 0, queued: 0, droppedOverflow: 0, requests: 0 };
+      let counts = { accepted: 0, queued: 0, droppedOverflow: 0 };
       let compute = 0;
       const record = async (from: number, count: number): Promise<number> => {
         const { reply, meter } = await worker.invoke('overload.record', R.counterA, from, count);

@@ -62,7 +62,7 @@ const decode = (bytes: ArrayBuffer): string => {
   return fromArrayBuffer !== undefined ? fromArrayBuffer(bytes) : new TextDecoder().decode(bytes);
 };
 
-export function createAdapterContext(link: Link, disk: DiskLink, url: string): AdapterContext {
+function createAdapterContext(link: Link, disk: DiskLink, url: string): AdapterContext {
   const { call, idle } = trackedLink(link);
   const clocks: VirtualClock[] = [];
   /** The service's virtual time: the latest of the devices'. */

@@ -80,7 +80,7 @@ function freezeIntrinsics(): void {
   }
 }
 
-const MUTATORS: [unknown, string[]][] = [
+const MUTATORS: [object, string[]][] = [
   [Map.prototype, ['set', 'delete', 'clear']],
   [Set.prototype, ['add', 'delete', 'clear']],
   [WeakMap.prototype, ['set', 'delete']],
@@ -145,7 +145,7 @@ function endPreload(): PreloadReport {
       Object.freeze(o);
       continue;
     }
-    const builtin = MUTATORS.find(([proto]) => proto !== null && Object.prototype.isPrototypeOf.call(proto, o));
+    const builtin = MUTATORS.find(([proto]) => Object.prototype.isPrototypeOf.call(proto, o));
     if (builtin !== undefined) makeReadOnly(o, builtin[1]);
     else if (o instanceof RegExp) refuseMatching(o, path);
     else if (!prototypes.has(o)) aliasable.push(path);

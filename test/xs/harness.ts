@@ -52,7 +52,7 @@ export async function bundleForXs(entry: string, options: BundleOptions = {}): P
 }
 
 /** The modules a device build preloads: the core, the Moddable adapter and its firmware (manifest.json). */
-export const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable([\\/]firmware)?)[\\/][^\\/]+\.ts$/;
+const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable([\\/]firmware)?)[\\/][^\\/]+\.ts$/;
 
 /** The names a module declares at its top level, as values: what its closures may hold at run time. */
 export function topLevelBindings(source: string, file: string): string[] {
