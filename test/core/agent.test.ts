@@ -5,7 +5,7 @@ import { createAgent } from '../../src/core/agent';
 import type { Agent } from '../../src/core/agent';
 import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
 import { ConfigError } from '../../src/core/config';
-import type { QueueStorage, SampleValue } from '../../src/core/host';
+import type { Host, QueueStorage, SampleValue } from '../../src/core/host';
 import { createRandom } from '../../src/core/random';
 import { FakeService } from '../support/fake-service';
 import type { FakeResource, Fault } from '../support/fake-service';
@@ -22,11 +22,18 @@ const RESOURCES: FakeResource[] = [
 /** On Node a macrotask turn lets every promise chain the agent started run to its end. */
 const newClock = () => new VirtualClock(() => new Promise((resolve) => setImmediate(resolve)));
 
-function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, storage?: QueueStorage) {
+interface SetupOptions {
+  storage?: QueueStorage;
+  /** Changes the host the agent gets (the fake service's, on the virtual clock). */
+  host?: (host: Host, clock: VirtualClock) => Host;
+}
+
+function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, options: SetupOptions = {}) {
   const clock = newClock();
   const service = new FakeService(clock, RESOURCES);
   const setAside: SetAside[] = [];
-  const agent = createAgent(service.host(storage), {
+  const host = service.host(options.storage);
+  const agent = createAgent(options.host?.(host, clock) ?? host, {
     url: 'http://127.0.0.1:9',
     publicKey: 'KEY',
     token: service.token,
@@ -282,14 +289,9 @@ describe('reconciliation', () => {
   });
 
   it('waits the whole of reconcileAfterMs on a host whose timers fire a little early, as Node\'s do', async () => {
-    const clock = newClock();
-    const service = new FakeService(clock, RESOURCES);
     // Node fires a timer once its loop clock, in whole ms, has moved by the delay (at least 1): up to 1 ms early.
-    const host = { ...service.host(), setTimer: (ms: number, fn: () => void) => clock.setTimer(Math.max(1, ms) - 0.5, fn) };
-    const agent = createAgent(host, {
-      url: 'http://127.0.0.1:9', publicKey: 'KEY', token: service.token, seed: 7, resources: [1],
-      uplink: { startJitterMs: 0, flushMs: 60_000, maxLatencyMs: 60_000, reconcileAfterMs: 20_000 },
-    });
+    const early = (host: Host, clock: VirtualClock): Host => ({ ...host, setTimer: (ms, fn) => clock.setTimer(Math.max(1, ms) - 0.5, fn) });
+    const { agent, service, clock } = setup({}, { reconcileAfterMs: 20_000 }, { host: early });
     await agent.start();
     fill(agent, 3);
     service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
@@ -739,14 +741,14 @@ function memoryStorage(spillEvery?: number) {
 describe('durable storage contract', () => {
   it('restores unacknowledged samples oldest first and checkpoints what left', async () => {
     const { storage, log, acked } = memoryStorage();
-    const first = setup({}, {}, storage);
+    const first = setup({}, {}, { storage });
     first.service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
     await first.agent.start();
     fill(first.agent, 5);
     expect(log.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(acked()).toBe(-1);
     // "Crash": a new agent on the same storage.
-    const second = setup({}, {}, storage);
+    const second = setup({}, {}, { storage });
     await second.agent.start();
     expect(second.agent.stats().queued).toBe(5);
     second.agent.record(1, 5);
@@ -763,7 +765,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
 
   it('writes nothing while the service answers', async () => {
     const { storage, ops } = memoryStorage(4);
-    const { agent, service, clock } = setup({}, { batch: 5, flushMs: 1_000 }, storage);
+    const { agent, service, clock } = setup({}, { batch: 5, flushMs: 1_000 }, { storage });
     await agent.start();
     for (let i = 0; i < 40; i++) {
       agent.record(1, i);
@@ -776,7 +778,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
 
   it('after a failed flush, writes the unwritten samples in bursts of spillEvery, then acknowledges as they leave', async () => {
     const { storage, ops, held } = memoryStorage(4);
-    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, storage);
+    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, { storage });
     await agent.start();
     fill(agent, 3);
     service.faultFor = () => down;
@@ -801,7 +803,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
 
   it('keeps a full queue from writing per sample during a long outage', async () => {
     const { storage, ops, held } = memoryStorage(16);
-    const { agent, service, clock } = setup({}, { queue: 32, batch: 8, flushMs: 100, backoffBaseMs: 500, backoffCapMs: 500 }, storage);
+    const { agent, service, clock } = setup({}, { queue: 32, batch: 8, flushMs: 100, backoffBaseMs: 500, backoffCapMs: 500 }, { storage });
     await agent.start();
     service.faultFor = () => down;
     for (let i = 0; i < 1_000; i++) {
@@ -821,7 +823,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
 
   it('waits for spillEvery queued unwritten samples after a failure, however long it ran well before', async () => {
     const { storage, ops } = memoryStorage(8);
-    const { agent, service, clock } = setup({}, { batch: 5, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, storage);
+    const { agent, service, clock } = setup({}, { batch: 5, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, { storage });
     await agent.start();
     fill(agent, 50);
     await clock.advance(2_000);
@@ -843,7 +845,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
       attempts++;
       throw new Error('flash full');
     };
-    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, storage);
+    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1_000, backoffBaseMs: 1_000, backoffCapMs: 1_000 }, { storage });
     await agent.start();
     service.faultFor = () => down;
     fill(agent, 2);
@@ -858,7 +860,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
 
   it('persist() writes what is unwritten at once, for deep sleep; stop() does when samples stay queued', async () => {
     const { storage, held } = memoryStorage(100);
-    const first = setup({}, { flushMs: 60_000 }, storage);
+    const first = setup({}, { flushMs: 60_000 }, { storage });
     await first.agent.start();
     fill(first.agent, 5);
     expect(first.agent.persist()).toBe(5);
@@ -871,7 +873,7 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
     expect((await stopped).queued).toBe(7);
     expect(held()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // After the reboot: every sample comes back and is delivered once.
-    const second = setup({}, {}, storage);
+    const second = setup({}, {}, { storage });
     await second.agent.start();
     expect(second.agent.stats().queued).toBe(7);
     await second.agent.flush();
