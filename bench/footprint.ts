@@ -3,7 +3,6 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEVICE, GAUGES } from '../test/scenarios/seed';
-import type { Command } from '../test/scenarios/protocol';
 import { withBackend } from '../test/support/scenario-backend';
 import { XsWorker, bundleForXs, liveSlots } from '../test/xs/harness';
 import type { BenchSection } from './section';
@@ -42,7 +41,7 @@ export async function benchFootprint(): Promise<BenchSection> {
   await withBackend(async (backend) => {
     // The realm xsnap gives, not the device's: these figures stay comparable with earlier runs.
     const worker = await XsWorker.load('footprint', ENTRY, { device: false });
-    worker.onCommand = (message) => backend.handle(message as Command);
+    backend.serve(worker);
     const device = { url: backend.url, publicKey: DEVICE.publicKey, token: DEVICE.token, ids: GAUGES };
     try {
       const loaded = await liveSlots(worker);

@@ -2,7 +2,6 @@
 // a queue of 1,024 whose batch the service never answers, sample after sample; its live slots after gc()
 // must not move from one step to the next. A module of its own, imported only where it runs: the XS
 // harness locks its process down with SES (@endo/init), and the Node parts must not run locked down.
-import type { Command } from '../test/scenarios/protocol';
 import { DEVICE as SCENARIO_DEVICE, R } from '../test/scenarios/seed';
 import { withBackend } from '../test/support/scenario-backend';
 import { liveSlots, XsWorker } from '../test/xs/harness';
@@ -24,7 +23,7 @@ export interface XsOverloadReport {
 export async function xsOverload(samples: number, steps: number): Promise<XsOverloadReport> {
   return withBackend(async (backend) => {
     const worker = await XsWorker.load('overload', new URL('../test/xs/overload-entry.ts', import.meta.url));
-    worker.onCommand = (message) => backend.handle(message as Command);
+    backend.serve(worker);
     try {
       await worker.call('overload.start', { url: backend.url, publicKey: SCENARIO_DEVICE.publicKey, token: SCENARIO_DEVICE.token, resource: R.counterA });
       const step = samples / steps;

@@ -53,6 +53,11 @@ export class ScenarioBackend {
     return (await this.dispatch(command)) as Answers[C['cmd']];
   }
 
+  /** Answers the commands of an XS worker (test/xs/harness.ts) from now on: each is one of protocol.ts's. */
+  serve(worker: { onCommand: (message: unknown) => Promise<unknown> }): void {
+    worker.onCommand = (message) => this.handle(message as Command);
+  }
+
   async close(): Promise<void> {
     for (const req of this.held.values()) req.destroy();
     await this.proxy.close();

@@ -4,7 +4,6 @@
 // it sees on Node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterScenarios } from '../moddable/scenarios';
-import type { Command } from '../scenarios/protocol';
 import { adapterOnNode, withBackend } from '../support/scenario-backend';
 import { XsWorker } from './harness';
 
@@ -20,7 +19,7 @@ describe('the Moddable adapter on XS', () => {
   for (const scenario of adapterScenarios) {
     it(scenario.name, async () => {
       const onXs = await withBackend((backend) => {
-        worker.onCommand = (message) => backend.handle(message as Command);
+        backend.serve(worker);
         return worker.call('runAdapterScenario', scenario.name, backend.url);
       });
       expect(onXs, 'what the scenario saw on XS and on Node').toEqual(await adapterOnNode(scenario));

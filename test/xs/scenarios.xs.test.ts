@@ -3,7 +3,6 @@
 // Each must pass, and the agent must make the same requests at the same virtual times as on Node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarios } from '../scenarios';
-import type { Command } from '../scenarios/protocol';
 import { runScenario } from '../scenarios/run';
 import { nodeLink, withBackend } from '../support/scenario-backend';
 import { XsWorker } from './harness';
@@ -20,7 +19,7 @@ describe('scenarios on XS', () => {
   for (const scenario of scenarios) {
     it(scenario.name, async () => {
       const onXs = await withBackend((backend) => {
-        worker.onCommand = (message) => backend.handle(message as Command);
+        backend.serve(worker);
         return worker.call('runScenario', scenario.name, backend.url);
       });
       const onNode = await withBackend((backend) => runScenario(scenario, nodeLink(backend), backend.url));
