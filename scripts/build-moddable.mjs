@@ -19,7 +19,7 @@ Install it as its Getting Started guide says (documentation/Moddable SDK - Getti
   export PATH=$PATH:$MODDABLE/build/bin/lin/release
   cd $MODDABLE/build/makefiles/lin && make      (Debian/Ubuntu: apt-get install gcc make libgtk-3-dev)
 For the ESP32, also ESP-IDF, as documentation/devices/esp32.md says. To run the simulator headless:
-apt-get install xvfb, then xvfb-run -a mcsim <the mc.so mcconfig printed>. README.md, "On the device".`);
+apt-get install xvfb, then xvfb-run -a mcsim \$MODDABLE/build/bin/lin/mc/<debug|release>/<this folder's name>/mc.so. README.md, "On the device".`);
   process.exit(1);
 }
 
