@@ -1,0 +1,146 @@
+// Delivery stays live under the faults that once stopped it: an unknown outcome at the default settings,
+// an overflow eviction while a refused element is isolated, a command handler that never settles, and a
+// resource that disappears from the service. Each one stopped delivery or set a valid reading aside.
+// Marked `it.fails` while the engine still has these faults: each must fail today (see issue 15).
+import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/core/agent';
+import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
+import type { Host } from '../../src/core/host';
+import { FakeService } from '../support/fake-service';
+import type { FakeResource } from '../support/fake-service';
+import { VirtualClock } from '../support/virtual-clock';
+
+const RESOURCES: FakeResource[] = [
+  { id: 1, begin: 0, end: 1_000_000 },
+  { id: 2, begin: 0, end: 1_000_000 },
+  { id: 5, begin: 0, end: 1 },
+];
+
+/** An agent at the default uplink settings but for the start jitter, on a fake service and a virtual clock. */
+function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, wrap?: (host: Host, clock: VirtualClock) => Host) {
+  const clock = new VirtualClock(() => new Promise((resolve) => setImmediate(resolve)));
+  const service = new FakeService(clock, RESOURCES);
+  const setAside: SetAside[] = [];
+  const host = service.host();
+  const agent = createAgent(wrap?.(host, clock) ?? host, {
+    url: 'http://127.0.0.1:9',
+    publicKey: 'KEY',
+    token: service.token,
+    seed: 7,
+    onSetAside: (s) => setAside.push(s),
+    resources: [1, 2],
+    ...config,
+    uplink: { startJitterMs: 0, ...uplink },
+  });
+  return { clock, service, agent, setAside };
+}
+
+const range = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from + i);
+const posts = (service: FakeService) => service.requests.filter((r) => r.method === 'POST');
+
+describe('an unknown outcome at the default settings', () => {
+  it.fails('after a reset once the service stored the batch: read back at once, and nothing waits 30 s', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    for (const v of range(0, 100)) agent.record(1, v);
+    await clock.advance(1_000);
+    for (const v of range(100, 100)) agent.record(1, v);
+    await clock.advance(4_000);
+    expect(service.stored(1)).toEqual(range(0, 200));
+    expect(agent.stats()).toMatchObject({ queued: 0, ambiguous: 100, reconciled: 100, unresolved: 0 });
+    await agent.stop();
+  });
+
+  it.fails('after a timeout: delivery stops for a few seconds at most', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    service.faults.push({ kind: 'timeout', store: true });
+    for (const v of range(0, 100)) agent.record(1, v);
+    // The request itself times out after timeoutMs (10 s); then a few seconds more at most.
+    await clock.advance(10_000 + 5_000);
+    expect(service.stored(1)).toEqual(range(0, 100));
+    for (const v of range(100, 100)) agent.record(1, v);
+    await clock.advance(0);
+    expect(service.stored(1)).toEqual(range(0, 200));
+    expect(agent.stats()).toMatchObject({ queued: 0, ambiguous: 100, reconciled: 100, unresolved: 0 });
+    await agent.stop();
+  });
+
+  it.fails('stop() drains at once after an unknown outcome: it reads back rather than waiting out the window', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    for (const v of range(0, 30)) agent.record(1, v);
+    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    expect(await agent.flush()).toBe(false);
+    for (const v of range(30, 30)) agent.record(1, v);
+    const stopped = agent.stop({ timeoutMs: 2_000 });
+    await clock.advance(2_000);
+    const stats = await stopped;
+    expect(service.stored(1)).toEqual(range(0, 60));
+    expect(stats).toMatchObject({ queued: 0, reconciled: 30, unresolved: 0 });
+  });
+});
+
+describe('isolation beside overflow', () => {
+  it.fails('never sets aside a valid reading when an eviction shifts the queue while a prefix is out', async () => {
+    // Operation 4 answers after 100 ms, so that a record() lands while the prefix before the refused element is out.
+    const slow = (host: Host, clock: VirtualClock): Host => ({
+      ...host,
+      request: (req) => host.request(req).then((result) => (req.method === 'POST' ? new Promise((resolve) => clock.setTimer(100, () => resolve(result))) : result)),
+    });
+    const { agent, service, clock, setAside } = setup({}, { queue: 10, batch: 10 }, slow);
+    service.refuse = (_r, input) => input === 5;
+    await agent.start();
+    for (const v of range(0, 10)) agent.record(1, v);
+    // The batch of 10 is refused (element 5); the prefix of 5 goes next.
+    await clock.advance(150);
+    expect(posts(service).map((r) => r.elements)).toEqual([10, 5]);
+    // Queue full: this evicts the oldest sample outside what the uplink reasons about.
+    agent.record(1, 10);
+    await clock.advance(10_000);
+    expect(setAside.map((s) => s.value)).toEqual([5]);
+    const stats = agent.stats();
+    expect(service.stored(1)).not.toContain(5);
+    expect(stats.sent + stats.droppedOverflow + stats.setAside + stats.queued).toBe(11);
+    // Every valid reading was stored, or evicted by the overflow and counted.
+    expect(service.stored(1).length + stats.droppedOverflow).toBe(10);
+    await agent.stop();
+  });
+});
+
+describe('commands', () => {
+  it.fails('a handler that never settles does not stop delivery', async () => {
+    const handled: unknown[] = [];
+    const { agent, service, clock } = setup({
+      actuators: [{ resource: 5, every: 1_000, handle: (v) => { handled.push(v); return new Promise<void>(() => undefined); } }],
+    }, { flushMs: 1_000 });
+    await agent.start();
+    service.command(5, 1);
+    await clock.advance(1_500);
+    expect(handled).toEqual([true]);
+    for (const v of range(0, 20)) agent.record(1, v);
+    await clock.advance(60_000);
+    expect(service.stored(1)).toEqual(range(0, 20));
+    await agent.stop();
+  });
+});
+
+describe('a resource that disappears', () => {
+  it.fails('costs a request once, not per sample: its samples are set aside at intake', async () => {
+    const { agent, service, clock, setAside } = setup({}, { flushMs: 1_000 });
+    await agent.start();
+    service.resources.splice(0, 1);
+    for (let i = 0; i < 80; i++) {
+      agent.record(1, i);
+      agent.record(2, i);
+      await clock.advance(250);
+    }
+    await clock.advance(2_000);
+    expect(service.stored(2)).toEqual(range(0, 80));
+    expect(setAside.filter((s) => s.resource === 1)).toHaveLength(80);
+    // 20 s of flushes every second; the first sample of the vanished resource costs at most two more.
+    expect(posts(service).length).toBeLessThanOrEqual(24);
+    await agent.stop();
+  });
+});
