@@ -20,6 +20,7 @@ import type { Resource } from './wire';
 import { Sampler } from './sampler';
 import { Uplink } from './uplink';
 import { checkInput } from './validate';
+import { Vanished } from './vanished';
 
 /** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
 export interface AgentStats extends Counters {
@@ -86,6 +87,7 @@ class FeedAgent implements Agent {
   private readonly sampler_: Sampler;
   private readonly uplink_: Uplink;
   private readonly reconciler_: Reconciler;
+  private readonly vanished_: Vanished;
   private readonly commands_: Commands;
   private readonly keepAlive_: KeepAlive;
   private readonly lookupJob_: Job;
@@ -94,10 +96,10 @@ class FeedAgent implements Agent {
   private state_: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   /** Sequence numbers matter to durable storage only, whose samples all take `intake_`. */
   private nextSeq_ = 0;
-  /** `queue.end_` once durable storage was restored: every later position is a sample accepted by this run. */
+  /** `queue.end` once durable storage was restored: every later position is a sample accepted by this run. */
   private restoredEnd_ = 0;
   private ackedSeq_ = -1;
-  /** Queue position up to which durable storage holds the samples (`end_` while it writes every sample). */
+  /** Queue position up to which durable storage holds the samples (`end` while it writes every sample). */
   private storedEnd_ = 0;
   /** Sequence number of the newest sample in durable storage; -1 when none. */
   private lastStoredSeq_ = -1;
@@ -105,6 +107,8 @@ class FeedAgent implements Agent {
   private readonly spillEvery_: number;
   /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery_` on. */
   private nextSpillAt_ = 0;
+  /** The uplink said a request failed and none was acknowledged since: storage that writes when needed writes. */
+  private failing_ = false;
   private lookupTimer_: unknown = null;
 
   constructor(
@@ -127,24 +131,28 @@ class FeedAgent implements Agent {
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config_.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.resources_ = new Resources(ids, (id) => this.queue_.numberTag_(id));
+    this.resources_ = new Resources(ids, (id) => this.queue_.numberTag(id));
     this.known_ = this.resources_.byId_;
     const random = createRandom(config_.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log_(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler_ = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], s.reconcileAfterMs);
+    this.reconciler_ = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : []);
+    this.vanished_ = new Vanished(host_, this.client_, this.resources_, report, () => this.lane_.want(this.vanished_));
     this.uplink_ = new Uplink(host_, this.client_, this.queue_, s, this.counters_, random, {
-      setAside_: (resource, value, reason) => this.setAside_(resource, value, reason),
-      departed_: () => this.checkpoint_(),
-      presence_: () => this.keepAlive_.seen_(),
-      report_: report,
-    }, () => this.lane_.want_(this.uplink_), this.reconciler_);
-    this.commands_ = new Commands(host_, actuators, this.client_, this.resources_, this.counters_, report, () => this.lane_.want_(this.commands_));
-    this.keepAlive_ = new KeepAlive(host_, this.client_, ids, this.counters_, report, () => this.lane_.want_(this.keepAlive_),
+      setAside: (resource, value, reason, quiet) => this.setAside_(resource, value, reason, quiet),
+      departed: () => this.checkpoint_(),
+      presence: () => this.keepAlive_.seen_(),
+      failing: (failing) => {
+        this.failing_ = failing;
+      },
+      report,
+    }, () => this.lane_.want(this.uplink_), this.reconciler_, this.vanished_);
+    this.commands_ = new Commands(host_, actuators, this.client_, this.resources_, this.counters_, report, () => this.lane_.want(this.commands_));
+    this.keepAlive_ = new KeepAlive(host_, this.client_, ids, this.counters_, report, () => this.lane_.want(this.keepAlive_),
       config_.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
-    this.lookupJob_ = { wanted_: false, run_: () => this.lookup_() };
-    // The lookup gates validation, data matters more than commands, presence is least urgent.
-    this.lane_ = new Lane([this.lookupJob_, this.uplink_, this.commands_, this.keepAlive_]);
+    this.lookupJob_ = { wanted: false, run: () => this.lookup_() };
+    // Turns in this order: the lookup gates validation; batches and command polls alternate.
+    this.lane_ = new Lane([this.lookupJob_, this.uplink_, this.commands_, this.keepAlive_, this.vanished_]);
     this.sampler_ = new Sampler(host_, sensors, {
       sample_: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
@@ -169,9 +177,10 @@ class FeedAgent implements Agent {
     this.state_ = 'running';
     this.resources_.admit_(true);
     this.sampler_.begin_();
-    this.uplink_.begin_();
-    this.commands_.begin_();
+    this.uplink_.begin();
+    this.commands_.begin();
     this.keepAlive_.begin_();
+    this.vanished_.begin();
   }
 
   async stop(options: StopOptions = {}): Promise<AgentStats> {
@@ -180,13 +189,14 @@ class FeedAgent implements Agent {
     this.state_ = 'stopping';
     this.resources_.admit_(false);
     this.sampler_.end_();
-    this.commands_.end_();
+    this.commands_.end();
     this.keepAlive_.end_();
+    this.vanished_.end();
     if (this.lookupTimer_ !== null) this.host_.clearTimer(this.lookupTimer_);
     if (wasRunning && options.flush !== false && this.queue_.length > 0) await this.drain_(options.timeoutMs ?? DEFAULT_DRAIN_MS);
-    this.uplink_.end_();
+    this.uplink_.end();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
-    await this.uplink_.whenIdle_();
+    await this.uplink_.whenIdle();
     this.persist();
     this.state_ = 'stopped';
     this.host_.storage?.close?.();
@@ -195,43 +205,37 @@ class FeedAgent implements Agent {
 
   flush(): Promise<boolean> {
     if (this.state_ !== 'running') return Promise.resolve(this.queue_.length === 0);
-    return this.uplink_.flush_();
+    return this.uplink_.flush();
   }
 
   record(resource: number, value: SampleValue): boolean {
-    const known = this.known_[resource], q = this.queue_, j = q.tail_;
+    const known = this.known_[resource];
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake_`.
-    if (typeof value === 'number') if (value >= known?.lo_) if (value <= known.hi_) if (j < q.limit_) {
-      q.tags_[j] = known.tag_;
-      q.values_[j] = value;
-      q.ats_[j] = this.host_.now();
-      q.tail_ = j + 1;
-      return true;
-    }
+    if (typeof value === 'number') if (value >= known?.lo_) if (value <= known.hi_) if (this.queue_.pushNumber(known.tag_, value, this.host_.now())) return true;
     return this.intake_(resource, value);
   }
 
   canSleep(): boolean {
-    return this.queue_.length === 0 && this.lane_.idle_;
+    return this.queue_.length === 0 && this.lane_.idle;
   }
 
   persist(): number {
     const q = this.queue_;
-    const first = q.end_ - q.length;
+    const first = q.end - q.length;
     const from = this.unstoredFrom_();
-    if (this.host_.storage === undefined || from === q.end_) return 0;
-    this.nextSpillAt_ = q.end_ + this.spillEvery_;
+    if (this.host_.storage === undefined || from === q.end) return 0;
+    this.nextSpillAt_ = q.end + this.spillEvery_;
     // Acknowledgements first: an eviction's wait here (see keep_), so the burst covers them.
     this.checkpoint_();
     let written = 0;
     this.store_((storage) => {
       for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
       storage.commit?.();
-      this.storedEnd_ = q.end_;
+      this.storedEnd_ = q.end;
       this.lastStoredSeq_ = q.seqAt(q.length - 1);
-      written = q.end_ - from;
+      written = q.end - from;
     });
     return written;
   }
@@ -243,13 +247,13 @@ class FeedAgent implements Agent {
       queued: this.queue_.length,
       capacity: this.queue_.capacity,
       highWater: this.queue_.highWater,
-      accepted: this.queue_.end_ - this.restoredEnd_,
+      accepted: this.queue_.end - this.restoredEnd_,
       droppedOverflow: this.queue_.droppedOverflow,
       ...c,
       oldestAgeMs: oldest < 0 ? -1 : this.host_.now() - oldest,
       lastError: c.lastError === null ? null : this.scrub_(c.lastError),
-      authPaused: this.uplink_.authPaused_,
-      batchLimit: this.uplink_.batchLimit_,
+      authPaused: this.uplink_.authPaused,
+      batchLimit: this.uplink_.batchLimit,
     };
   }
 
@@ -263,6 +267,12 @@ class FeedAgent implements Agent {
     } else if (typeof value !== 'boolean' && typeof value !== 'string') {
       return this.invalid_(resource, 'value is ' + (value === null ? 'null' : 'a ' + typeof value) + ', not a number, boolean or string');
     }
+    if (known.gone_) {
+      // Reported once, when the service said so (vanished.ts); counted and handed over per sample.
+      this.counters_.setAside++;
+      this.setAside_(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
+      return false;
+    }
     if (known.restriction_) {
       const problem = checkInput(value, known.restriction_);
       if (problem !== null) return this.invalid_(resource, problem);
@@ -272,9 +282,8 @@ class FeedAgent implements Agent {
     if (result === DROPPED_NEW) return false;
     if (result === TOO_LARGE) return this.invalid_(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
     this.nextSeq_++;
-    if (result === PUSHED_EVICTED) this.uplink_.evicted_();
     if (this.host_.storage !== undefined) this.keep_(seq, resource, value, result === PUSHED_EVICTED);
-    this.uplink_.queued_();
+    this.uplink_.queued();
     return true;
   }
 
@@ -287,18 +296,18 @@ class FeedAgent implements Agent {
     if (this.spillEvery_ === 0) {
       this.store_((storage) => {
         storage.append(seq, resource, value);
-        this.storedEnd_ = this.queue_.end_;
+        this.storedEnd_ = this.queue_.end;
         this.lastStoredSeq_ = seq;
       });
       if (evicted) this.checkpoint_();
-    } else if (this.uplink_.retrying_ && this.queue_.end_ >= this.nextSpillAt_ && this.queue_.end_ - this.unstoredFrom_() >= this.spillEvery_) {
+    } else if (this.failing_ && this.queue_.end >= this.nextSpillAt_ && this.queue_.end - this.unstoredFrom_() >= this.spillEvery_) {
       this.persist();
     }
   }
 
   /** The first queue position durable storage does not hold: what a burst would write from. */
   private unstoredFrom_(): number {
-    return Math.max(this.storedEnd_, this.queue_.end_ - this.queue_.length);
+    return Math.max(this.storedEnd_, this.queue_.end - this.queue_.length);
   }
 
   private invalid_(resource: number, reason: string): false {
@@ -312,8 +321,8 @@ class FeedAgent implements Agent {
     return false;
   }
 
-  private setAside_(resource: number, value: SampleValue, reason: string): void {
-    this.log_('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
+  private setAside_(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
+    if (!quiet) this.log_('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
     const callback = this.config_.onSetAside;
     if (callback === undefined) return;
     try {
@@ -355,11 +364,10 @@ class FeedAgent implements Agent {
     this.nextSeq_ = storage.load((seq, resource, value) => {
       if (first < 0) first = seq;
       const result = this.queue_.push(resource, value, now, seq);
-      if (result === PUSHED_EVICTED) this.uplink_.evicted_();
       if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
     });
-    this.restoredEnd_ = this.queue_.end_;
-    this.storedEnd_ = this.queue_.end_;
+    this.restoredEnd_ = this.queue_.end;
+    this.storedEnd_ = this.queue_.end;
     this.lastStoredSeq_ = this.nextSeq_ - 1;
     this.ackedSeq_ = first < 0 ? this.nextSeq_ - 1 : first - 1;
     if (restored > 0) this.log_('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
@@ -393,7 +401,7 @@ class FeedAgent implements Agent {
   private armLookup_(): void {
     this.lookupTimer_ = this.host_.setTimer(this.config_.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS, () => {
       this.lookupTimer_ = null;
-      this.lane_.want_(this.lookupJob_);
+      this.lane_.want(this.lookupJob_);
     });
   }
 
@@ -402,7 +410,7 @@ class FeedAgent implements Agent {
    * their last feeds are where reconciliation starts from.
    */
   private learnt_(records: readonly Resource[]): void {
-    this.reconciler_.looked_(records);
+    this.reconciler_.looked(records);
     this.resources_.admit_(this.state_ === 'running');
     this.keepAlive_.seen_();
     if (this.config_.keepAliveMs === undefined && this.resources_.shortestLifetimeMin_ > 0) {
@@ -416,7 +424,7 @@ class FeedAgent implements Agent {
         this.log_('warn', 'stop: drain timed out with ' + this.queue_.length + ' samples queued');
         resolve();
       });
-      void this.uplink_.drain_().then(() => {
+      void this.uplink_.drain().then(() => {
         this.host_.clearTimer(timer);
         resolve();
       });

@@ -1,8 +1,15 @@
 // Commands from the platform: the last feed of each actuator resource (operation 6), polled on each
 // actuator's period. The handler runs once for each new id_resource_feed and never twice for the same
 // one. A poll sees only the last feed, so two commands written between polls: the later one wins.
+//
+// A handler runs outside the lane: the poll hands it the command and is done, so a slow handler holds up
+// no request. One actuator's handlers run one at a time: a command that comes while the last one's handler
+// is still running waits for it (a newer command replaces a waiting one: the later one wins, as between
+// polls). A handler that has not settled within the actuator's `timeoutMs` is reported, counted in
+// `commandErrors` and no longer awaited: the next command of that actuator may then run beside it.
 import type { Host, TimerHandle } from './host';
 import type { ActuatorConfig } from './config';
+import { DEFAULT_HANDLER_TIMEOUT_MS } from './config';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
@@ -11,108 +18,158 @@ import type { Feed } from './wire';
 import { errorText } from './errors';
 
 export class Commands implements Job {
-  wanted_ = false;
+  wanted = false;
   /** id_resource_feed of the last command seen per actuator; -1 until the first poll answered. */
-  private readonly lastId_: Float64Array;
-  private readonly nextAt_: Float64Array;
-  private readonly due_: Uint8Array;
-  private timer_: TimerHandle | null = null;
-  private running_ = false;
-  private readonly onTimer_ = (): void => {
-    this.timer_ = null;
-    this.markDue_();
+  private readonly lastId: Float64Array;
+  private readonly nextAt: Float64Array;
+  private readonly due: Uint8Array;
+  /** Per actuator: the time limit of the handler running now; null when none is awaited. */
+  private readonly limits: (TimerHandle | null)[];
+  /** Per actuator: the command waiting for the running handler; null when none. */
+  private readonly waiting: (Feed | null)[];
+  private timer: TimerHandle | null = null;
+  private running = false;
+  private readonly onTimer = (): void => {
+    this.timer = null;
+    this.markDue();
   };
 
   constructor(
-    private readonly host_: Host,
-    private readonly actuators_: readonly ActuatorConfig[],
-    private readonly client_: FeedClient,
-    private readonly resources_: Resources,
-    private readonly counters_: Counters,
-    private readonly report_: (level: 'warn' | 'error', message: string) => void,
-    private readonly want_: () => void,
+    private readonly host: Host,
+    private readonly actuators: readonly ActuatorConfig[],
+    private readonly client: FeedClient,
+    private readonly resources: Resources,
+    private readonly counters: Counters,
+    private readonly report: (level: 'warn' | 'error', message: string) => void,
+    private readonly want: () => void,
   ) {
-    this.lastId_ = new Float64Array(actuators_.length).fill(-1);
-    this.nextAt_ = new Float64Array(actuators_.length);
-    this.due_ = new Uint8Array(actuators_.length);
+    this.lastId = new Float64Array(actuators.length).fill(-1);
+    this.nextAt = new Float64Array(actuators.length);
+    this.due = new Uint8Array(actuators.length);
+    this.limits = actuators.map(() => null);
+    this.waiting = actuators.map(() => null);
   }
 
-  begin_(): void {
-    if (this.actuators_.length === 0) return;
-    this.running_ = true;
-    this.nextAt_.fill(this.host_.now());
-    this.markDue_();
+  begin(): void {
+    if (this.actuators.length === 0) return;
+    this.running = true;
+    this.nextAt.fill(this.host.now());
+    this.markDue();
   }
 
-  end_(): void {
-    this.running_ = false;
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    this.timer_ = null;
+  /** Stops polling; a handler still running is no longer awaited, and a waiting command is dropped. */
+  end(): void {
+    this.running = false;
+    if (this.timer !== null) this.host.clearTimer(this.timer);
+    this.timer = null;
+    for (let i = 0; i < this.actuators.length; i++) {
+      this.settled(i);
+      this.waiting[i] = null;
+    }
   }
 
-  async run_(): Promise<void> {
-    if (!this.running_) return;
+  async run(): Promise<void> {
+    if (!this.running) return;
     const ids: number[] = [];
     const which: number[] = [];
-    for (let i = 0; i < this.actuators_.length; i++) {
-      if (this.due_[i] === 0) continue;
-      this.due_[i] = 0;
-      ids.push(this.actuators_[i].resource);
+    for (let i = 0; i < this.actuators.length; i++) {
+      if (this.due[i] === 0) continue;
+      this.due[i] = 0;
+      ids.push(this.actuators[i].resource);
       which.push(i);
     }
     if (ids.length === 0) return;
     let feeds: (Feed | null)[];
     try {
-      feeds = await this.client_.lastFeeds(ids, { silent: true });
+      feeds = await this.client.lastFeeds(ids, { silent: true });
     } catch (e) {
-      this.counters_.lastError = errorText(e);
-      this.report_('warn', 'command poll: ' + errorText(e));
-      this.arm_();
+      this.counters.lastError = errorText(e);
+      this.report('warn', 'command poll: ' + errorText(e));
+      this.arm();
       return;
     }
-    for (let j = 0; j < which.length && this.running_; j++) await this.handle_(which[j], feeds[j]);
-    this.arm_();
+    for (let j = 0; j < which.length; j++) this.received(which[j], feeds[j]);
+    this.arm();
   }
 
-  private async handle_(i: number, feed: Feed | null): Promise<void> {
-    const seen = this.lastId_[i];
+  /** A poll's answer for actuator `i`: a new command runs now, or waits for the handler running. */
+  private received(i: number, feed: Feed | null): void {
+    const seen = this.lastId[i];
     const id = feed === null ? 0 : feed.id_resource_feed;
-    this.lastId_[i] = Math.max(seen, id);
-    if (feed === null || id <= seen) return;
+    this.lastId[i] = Math.max(seen, id);
+    if (feed === null || id <= seen || !this.running) return;
     // The first answer is the state before the agent started: a command only if the actuator asks for it.
-    if (seen < 0 && this.actuators_[i].applyCurrent !== true) return;
-    const actuator = this.actuators_[i];
-    this.counters_.commands++;
+    if (seen < 0 && this.actuators[i].applyCurrent !== true) return;
+    if (this.limits[i] !== null) this.waiting[i] = feed;
+    else this.start(i, feed);
+  }
+
+  private start(i: number, feed: Feed): void {
+    const actuator = this.actuators[i];
+    this.counters.commands++;
+    // Settling after the time limit, or after end(), this handler's run is no longer the one awaited.
+    const limit = this.host.setTimer(actuator.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS, () => {
+      if (this.limits[i] !== limit) return;
+      this.failed(actuator, 'has not settled after ' + (actuator.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS) + ' ms; no longer awaited');
+      this.next(i);
+    });
+    this.limits[i] = limit;
+    const done = (): void => {
+      if (this.limits[i] === limit) this.next(i);
+    };
+    let result: unknown;
     try {
-      await actuator.handle(this.resources_.parseCommand_(actuator.resource, feed.raw_data), feed);
+      result = actuator.handle(this.resources.parseCommand_(actuator.resource, feed.raw_data), feed);
     } catch (e) {
-      this.counters_.commandErrors++;
-      const message = 'command handler for resource ' + actuator.resource + ' threw: ' + errorText(e);
-      this.counters_.lastError = message;
-      this.report_('error', message);
+      result = Promise.reject(e);
     }
+    Promise.resolve(result).then(done, (e: unknown) => {
+      if (this.limits[i] === limit) this.failed(actuator, 'threw: ' + errorText(e));
+      done();
+    });
+  }
+
+  /** Actuator `i`'s handler settled or was given up: the command waiting for it runs. */
+  private next(i: number): void {
+    this.settled(i);
+    const feed = this.waiting[i];
+    this.waiting[i] = null;
+    if (feed !== null && this.running) this.start(i, feed);
+  }
+
+  private settled(i: number): void {
+    const limit = this.limits[i];
+    if (limit !== null) this.host.clearTimer(limit);
+    this.limits[i] = null;
+  }
+
+  private failed(actuator: ActuatorConfig, what: string): void {
+    this.counters.commandErrors++;
+    const message = 'command handler for resource ' + actuator.resource + ' ' + what;
+    this.counters.lastError = message;
+    this.report('error', message);
   }
 
   /** Marks every actuator whose poll is due and asks the lane; arms the timer for the next one. */
-  private markDue_(): void {
-    if (!this.running_) return;
-    const now = this.host_.now();
+  private markDue(): void {
+    if (!this.running) return;
+    const now = this.host.now();
     let any = false;
-    for (let i = 0; i < this.actuators_.length; i++) {
-      if (this.nextAt_[i] > now) continue;
-      this.due_[i] = 1;
+    for (let i = 0; i < this.actuators.length; i++) {
+      if (this.nextAt[i] > now) continue;
+      this.due[i] = 1;
       any = true;
-      const every = this.actuators_[i].every;
-      this.nextAt_[i] += every * (Math.floor((now - this.nextAt_[i]) / every) + 1);
+      const every = this.actuators[i].every;
+      this.nextAt[i] += every * (Math.floor((now - this.nextAt[i]) / every) + 1);
     }
-    if (any) this.want_();
-    else this.arm_();
+    if (any) this.want();
+    else this.arm();
   }
 
-  private arm_(): void {
-    if (!this.running_ || this.timer_ !== null) return;
+  private arm(): void {
+    if (!this.running || this.timer !== null) return;
     let next = Infinity;
-    for (let i = 0; i < this.actuators_.length; i++) if (this.nextAt_[i] < next) next = this.nextAt_[i];
-    this.timer_ = this.host_.setTimer(Math.max(0, next - this.host_.now()), this.onTimer_);
+    for (let i = 0; i < this.actuators.length; i++) if (this.nextAt[i] < next) next = this.nextAt[i];
+    this.timer = this.host.setTimer(Math.max(0, next - this.host.now()), this.onTimer);
   }
 }

@@ -23,6 +23,12 @@ export interface ActuatorConfig {
    * a command such as "reboot" must not run again on every boot.
    */
   applyCurrent?: boolean;
+  /**
+   * How long `handle` may take (ms, default 30 s). A handler that has not settled by then is reported,
+   * counted in `commandErrors` and no longer awaited: the actuator's next command, which waited for it,
+   * runs (docs/architecture.md, "Commands and presence").
+   */
+  timeoutMs?: number;
 }
 
 export interface UplinkConfig {
@@ -54,13 +60,14 @@ export interface UplinkConfig {
    */
   reconcile: boolean;
   /**
-   * How long after such a failure the read-back waits, so that the service has finished a request it may
+   * After a timeout, how long the read-back waits, so that the service has finished a request it may
    * still be executing: a server can go on with a request whose client gave up, and the interface does not
-   * say for how long. Default 30 s, three times the default timeout (the local service has finished or
-   * dropped a request once the agent closed its connection). A batch the service stores later than this
-   * can still be stored twice, never lost. The wait is part of the backoff, which flush() skips.
+   * say for how long. Default: the request's own `timeoutMs`, at most 2.5 s (`settleMs`). After a reset
+   * or a garbled answer the service has finished, and the read-back goes at once. A batch the service
+   * stores later than this can be stored twice, never lost. flush() and stop() do not wait for it: they
+   * read back at once, and what that cannot decide goes again, counted unresolved.
    */
-  reconcileAfterMs: number;
+  reconcileAfterMs?: number;
 }
 
 /** A sample the service refused; the agent set it aside and the rest flowed on. */
@@ -108,10 +115,18 @@ export const UPLINK_DEFAULTS: Readonly<UplinkConfig> = Object.freeze({
   authRetryMs: 300_000,
   startJitterMs: 5_000,
   reconcile: true,
-  reconcileAfterMs: 30_000,
 });
 
+/** The default `reconcileAfterMs`: the request's timeout, at most this. */
+export const MAX_SETTLE_MS = 2_500;
+
+/** How long after a timeout a read-back can rule out that the service still stores the batch. */
+export function settleMs(s: UplinkConfig): number {
+  return s.reconcileAfterMs ?? Math.min(s.timeoutMs, MAX_SETTLE_MS);
+}
+
 export const DEFAULT_KEEP_ALIVE_MS = 300_000;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 export const DEFAULT_LOOKUP_RETRY_MS = 30_000;
 
 /** Thrown by `checkConfig`: `problems` has one line per problem, and the message lists them all. */
@@ -178,6 +193,7 @@ const ACTUATOR: Record<string, Check> = Object.freeze({
   every: required(period),
   handle: required(fn),
   applyCurrent: boolean,
+  timeoutMs: period,
 });
 const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   batch: (v) => positiveInteger(v) ?? ((v as number) > LIMITS.maxBatchElements ? 'expected at most ' + LIMITS.maxBatchElements + ', got ' + v : null),

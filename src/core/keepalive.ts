@@ -8,7 +8,7 @@ import type { Job } from './lane';
 import { errorText } from './errors';
 
 export class KeepAlive implements Job {
-  wanted_ = false;
+  wanted = false;
   private lastPresenceAt_ = 0;
   private timer_: TimerHandle | null = null;
   private running_ = false;
@@ -45,7 +45,7 @@ export class KeepAlive implements Job {
     this.lastPresenceAt_ = this.host_.now();
   }
 
-  async run_(): Promise<void> {
+  async run(): Promise<void> {
     if (!this.running_) return;
     try {
       await this.client_.getResources(this.ids_);

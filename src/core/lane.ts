@@ -1,39 +1,47 @@
-// One request at a time: the uplink, command polls, keep-alive reads and the start-up lookup all share
-// this lane. On a device each open request costs a socket and, with TLS, a handshake's worth of memory.
+// One request at a time: the uplink, command polls, keep-alive reads, lookups all share this lane. On a
+// device each open request costs a socket and, with TLS, a handshake's worth of memory. The lane takes
+// turns: after a job ran, every other wanted job runs before it runs again, so a saturated uplink cannot
+// starve command polls, nor polls the uplink.
 
-/** A kind of work that needs the network; `wanted_` is set by its owner, cleared when the lane runs it. */
+/** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
 export interface Job {
-  wanted_: boolean;
+  wanted: boolean;
   /** Never rejects. */
-  run_(): Promise<void>;
+  run(): Promise<void>;
 }
 
 export class Lane {
-  private busy_ = false;
-  private readonly done_ = (): void => {
-    this.busy_ = false;
-    this.kick_();
+  private busy = false;
+  /** Where the search for the next wanted job starts: just after the job that ran last. */
+  private next = 0;
+  private readonly done = (): void => {
+    this.busy = false;
+    this.kick();
   };
 
-  /** @param jobs in priority order: the first wanted one runs next. */
-  constructor(private readonly jobs_: Job[]) {}
+  /** @param jobs the order of turns. */
+  constructor(private readonly jobs: Job[]) {}
 
-  get idle_(): boolean {
-    return !this.busy_;
+  get idle(): boolean {
+    return !this.busy;
   }
 
-  want_(job: Job): void {
-    job.wanted_ = true;
-    this.kick_();
+  want(job: Job): void {
+    job.wanted = true;
+    this.kick();
   }
 
-  private kick_(): void {
-    if (this.busy_) return;
-    for (const job of this.jobs_) {
-      if (!job.wanted_) continue;
-      job.wanted_ = false;
-      this.busy_ = true;
-      job.run_().then(this.done_, this.done_);
+  private kick(): void {
+    if (this.busy) return;
+    const count = this.jobs.length;
+    for (let k = 0; k < count; k++) {
+      const i = (this.next + k) % count;
+      const job = this.jobs[i];
+      if (!job.wanted) continue;
+      job.wanted = false;
+      this.busy = true;
+      this.next = (i + 1) % count;
+      job.run().then(this.done, this.done);
       return;
     }
   }

@@ -5,10 +5,10 @@
 // oldest string starts at the pool's head, so removing samples from the queue's head frees pool bytes in
 // order, and an eviction behind locked samples slides the locked strings over the freed bytes.
 //
-// Samples are numbered by position since the queue was made: the oldest is at `first_`, and position p
+// Samples are numbered by position since the queue was made: the oldest is at `first`, and position p
 // lives in slot p % capacity. XS interprets every bytecode, so the agent's common case, a number of a
-// resource with a text entry, skips `push` and writes slot `tail_` itself while `tail_ < limit_` (the
-// fast lane, see `record` in agent.ts), and encode turns such a sample into text with one lookup.
+// resource with a text entry, takes `pushNumber` rather than `push` (the fast lane, see `record` in
+// agent.ts), and encode turns such a sample into text with one lookup.
 import type { SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
@@ -48,58 +48,56 @@ export class SampleQueue {
    * the text entries' ids. The texts (a 48-element array, up to 45 short strings) come on top.
    */
   readonly bytes: number;
-  private readonly dropOldest_: boolean;
-  /** The resource id of a sample without a text entry (the others find theirs in `entryIds_`). */
-  private readonly resources_: Uint32Array;
-  // The fast lane (`record` in agent.ts) queues a number of a resource with a text entry by writing
-  // `tags_[tail_]` (`numberTag_`), `values_[tail_]` and `ats_[tail_]` and then `tail_++`, while `tail_ < limit_`.
-  readonly tags_: Uint8Array;
+  private readonly dropOldest: boolean;
+  /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
+  private readonly resources: Uint32Array;
+  private readonly tags: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
-  readonly values_: Float64Array;
-  readonly ats_: Float64Array;
-  private readonly seqs_: Float64Array | null;
-  private readonly pool_: Uint8Array;
+  private readonly values: Float64Array;
+  private readonly ats: Float64Array;
+  private readonly seqs: Float64Array | null;
+  private readonly pool: Uint8Array;
   /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
-  private readonly poolBytes_: number;
-  private readonly maxStringBytes_: number;
+  private readonly poolBytes: number;
+  private readonly maxStringBytes: number;
   /**
    * The resource id of each text entry, claimed in order; 0 while unclaimed. A claimed entry keeps its
    * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
-   * resources; the samples of ids beyond the entries keep their id in `resources_`.
+   * resources; the samples of ids beyond the entries keep their id in `resources`.
    */
-  private readonly entryIds_: Uint32Array;
+  private readonly entryIds: Uint32Array;
   /**
    * Indexed by the tag of a number or boolean with a text entry: its element's text up to the value
    * (number; a string uses the same text) or up to the closing `}` (boolean). Built by encode, as push
    * allocates nothing; '' until then.
    */
-  private readonly texts_: string[];
-  private entriesClaimed_ = 0;
-  private entriesBuilt_ = 0;
-  private first_ = 0;
-  /** The position of slot 0 in the pass of the ring that `tail_` is on. */
-  private base_ = 0;
+  private readonly texts: string[];
+  private entriesClaimed = 0;
+  private entriesBuilt = 0;
+  private first = 0;
+  /** The position of slot 0 in the pass of the ring that `tail` is on. */
+  private base = 0;
   /** The slot of the next sample (capacity once the pass is full: push starts the next one). */
-  tail_ = 0;
-  /** Keeps the fast lane within the pass, short of a full queue and of `wake_`'s length. */
-  limit_ = 0;
-  /** See `wake_`. */
-  private wakeLength_ = 1;
+  private tail = 0;
+  /** Keeps the fast lane (`pushNumber`) within the pass, short of a full queue and of `wake`'s length. */
+  private limit = 0;
+  /** See `wake`. */
+  private wakeLength = 1;
   /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
-  private lastSpecial_ = -1;
-  private locked_ = 0;
+  private lastSpecial = -1;
+  private locked = 0;
   /**
    * Where the first locked sample is, once evictions turned the locked samples in their slots (see
-   * `makeRoom_`): the i-th of them is at offset `(i + head_) mod locked_` from `first_`. 0 when they are
+   * `makeRoom`): the i-th of them is at offset `(i + head) mod locked` from `first`. 0 when they are
    * in order, always when nothing is locked.
    */
-  private head_ = 0;
+  private head = 0;
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
-  private high_ = 0;
-  private dropped_ = 0;
-  /** Next free pool byte; the oldest string starts `poolUsed_` bytes before it (wrapping). */
-  private poolTail_ = 0;
-  private poolUsed_ = 0;
+  private high = 0;
+  private dropped = 0;
+  /** Next free pool byte; the oldest string starts `poolUsed` bytes before it (wrapping). */
+  private poolTail = 0;
+  private poolUsed = 0;
 
   /** Throws RangeError on a capacity that is not an integer ≥ 1 or a stringBytes that is not an integer ≥ 0. */
   constructor(o: QueueOptions) {
@@ -111,44 +109,44 @@ export class SampleQueue {
       throw new RangeError('queue overflow must be drop-oldest or drop-newest');
     }
     this.capacity = o.capacity;
-    this.dropOldest_ = o.overflow === 'drop-oldest';
-    this.resources_ = new Uint32Array(o.capacity);
-    this.tags_ = new Uint8Array(o.capacity);
-    this.values_ = new Float64Array(o.capacity);
-    this.ats_ = new Float64Array(o.capacity);
-    this.seqs_ = o.withSeq ? new Float64Array(o.capacity) : null;
-    this.pool_ = new Uint8Array(o.stringBytes);
-    this.poolBytes_ = o.stringBytes;
-    this.maxStringBytes_ = Math.min(o.stringBytes, MAX_STRING_BYTES);
-    this.entryIds_ = new Uint32Array(NO_ENTRY);
-    this.texts_ = [];
-    for (let i = 0; i < STRING_TAG; i++) this.texts_.push('');
+    this.dropOldest = o.overflow === 'drop-oldest';
+    this.resources = new Uint32Array(o.capacity);
+    this.tags = new Uint8Array(o.capacity);
+    this.values = new Float64Array(o.capacity);
+    this.ats = new Float64Array(o.capacity);
+    this.seqs = o.withSeq ? new Float64Array(o.capacity) : null;
+    this.pool = new Uint8Array(o.stringBytes);
+    this.poolBytes = o.stringBytes;
+    this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
+    this.entryIds = new Uint32Array(NO_ENTRY);
+    this.texts = [];
+    for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
     // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
     this.bytes = o.capacity * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
   }
 
   get length(): number {
-    return this.base_ + this.tail_ - this.first_;
+    return this.base + this.tail - this.first;
   }
 
   /** The position of the next sample: how many were ever queued. */
-  get end_(): number {
-    return this.base_ + this.tail_;
+  get end(): number {
+    return this.base + this.tail;
   }
 
   /** The most samples ever queued at once. */
   get highWater(): number {
-    return Math.max(this.high_, this.length);
+    return Math.max(this.high, this.length);
   }
 
   /** Samples lost to overflow: old ones evicted plus new ones refused. TOO_LARGE strings are not counted. */
   get droppedOverflow(): number {
-    return this.dropped_;
+    return this.dropped;
   }
 
   /** Samples locked at the head: a request carries them. */
   get inFlight(): number {
-    return this.locked_;
+    return this.locked;
   }
 
   /**
@@ -168,51 +166,66 @@ export class SampleQueue {
       kind = value ? TRUE : FALSE;
     } else if (typeof value === 'string') {
       bytes = utf8Length(value);
-      if (bytes > this.maxStringBytes_) return TOO_LARGE;
+      if (bytes > this.maxStringBytes) return TOO_LARGE;
       kind = STRING;
     } else {
       throw new TypeError('sample value must be a number, a boolean or a string');
     }
     let result = PUSHED;
-    if (this.length === this.capacity || this.poolUsed_ + bytes > this.poolBytes_) {
-      if (!this.dropOldest_ || !this.evictFor_(bytes)) {
-        this.dropped_++;
+    if (this.length === this.capacity || this.poolUsed + bytes > this.poolBytes) {
+      if (!this.dropOldest || !this.evictFor(bytes)) {
+        this.dropped++;
         return DROPPED_NEW;
       }
       result = PUSHED_EVICTED;
     }
-    if (this.tail_ === this.capacity) {
-      this.base_ += this.capacity;
-      this.tail_ = 0;
-      this.setLimit_();
+    if (this.tail === this.capacity) {
+      this.base += this.capacity;
+      this.tail = 0;
+      this.setLimit();
     }
-    const j = this.tail_;
-    const entry = this.entryOf_(resource);
+    const j = this.tail;
+    const entry = this.entryOf(resource);
     let tag = (kind << KIND_SHIFT) | entry;
-    if (entry === NO_ENTRY) this.resources_[j] = resource;
-    if (tag >= NO_ENTRY) this.lastSpecial_ = this.base_ + j;
-    this.ats_[j] = at;
-    if (this.seqs_ !== null) this.seqs_[j] = seq;
+    if (entry === NO_ENTRY) this.resources[j] = resource;
+    if (tag >= NO_ENTRY) this.lastSpecial = this.base + j;
+    this.ats[j] = at;
+    if (this.seqs !== null) this.seqs[j] = seq;
     if (kind === STRING) {
-      const tail = this.poolTail_;
-      this.values_[j] = bytes * LENGTH_UNIT + tail;
-      if (utf8Write(value as string, this.pool_, tail)) tag |= ASCII;
-      this.poolTail_ = this.poolAt_(tail + bytes);
-      this.poolUsed_ += bytes;
+      const tail = this.poolTail;
+      this.values[j] = bytes * LENGTH_UNIT + tail;
+      if (utf8Write(value as string, this.pool, tail)) tag |= ASCII;
+      this.poolTail = this.poolAt(tail + bytes);
+      this.poolUsed += bytes;
     } else {
-      this.values_[j] = kind === NUMBER ? (value as number) : 0;
+      this.values[j] = kind === NUMBER ? (value as number) : 0;
     }
-    this.tags_[j] = tag;
-    this.tail_ = j + 1;
+    this.tags[j] = tag;
+    this.tail = j + 1;
     return result;
   }
 
   /**
-   * The tag the fast lane writes for a number of `resource`: its text entry, claimed now if need be; -1
+   * The fast lane: queues a number whose resource has the text entry `tag` (`numberTag`) and returns
+   * true, or does nothing and returns false when the sample needs `push` (see `wake`). The caller has
+   * checked the number; allocates nothing.
+   */
+  pushNumber(tag: number, value: number, at: number): boolean {
+    const j = this.tail;
+    if (j >= this.limit) return false;
+    this.tags[j] = tag;
+    this.values[j] = value;
+    this.ats[j] = at;
+    this.tail = j + 1;
+    return true;
+  }
+
+  /**
+   * The tag the fast lane takes for a number of `resource`: its text entry, claimed now if need be; -1
    * when every entry is taken.
    */
-  numberTag_(resource: number): number {
-    const entry = this.entryOf_(resource);
+  numberTag(resource: number): number {
+    const entry = this.entryOf(resource);
     return entry === NO_ENTRY ? -1 : entry;
   }
 
@@ -220,41 +233,41 @@ export class SampleQueue {
    * Keeps the fast lane shut for any sample that would leave `length` or more queued, so that it takes
    * `push` and its caller sees it: the uplink acts on the queue's length at only a few points. A queue
    * with sequence numbers (durable storage) keeps it shut: each of its samples needs its number, and
-   * durable storage its turn (`keep_` in agent.ts).
+   * durable storage its turn (`keep` in agent.ts).
    */
-  wake_(length: number): void {
-    this.wakeLength_ = length;
-    this.setLimit_();
+  wake(length: number): void {
+    this.wakeLength = length;
+    this.setLimit();
   }
 
   /** `at` of the oldest sample; -1 when the queue is empty. */
   oldestAt(): number {
     if (this.length === 0) return -1;
-    // The oldest is the first locked sample, which a turn moved (see `makeRoom_`).
-    return this.ats_[(this.first_ + this.head_) % this.capacity];
+    // The oldest is the first locked sample, which a turn moved (see `makeRoom`).
+    return this.ats[(this.first + this.head) % this.capacity];
   }
 
   /** Resource of the `i`-th sample from the head. */
   resourceAt(i: number): number {
-    return this.idAt_(this.slot_(i));
+    return this.idAt(this.slot(i));
   }
 
   /** Value of the `i`-th sample from the head. A string sample is decoded: a new string each call. */
   valueAt(i: number): SampleValue {
-    const j = this.slot_(i);
-    const tag = this.tags_[j];
-    if (tag >= STRING_TAG) return this.stringAt_(j);
-    return tag >> KIND_SHIFT === NUMBER ? this.values_[j] : tag >> KIND_SHIFT === TRUE;
+    const j = this.slot(i);
+    const tag = this.tags[j];
+    if (tag >= STRING_TAG) return this.stringAt(j);
+    return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
   }
 
   atAt(i: number): number {
-    return this.ats_[this.slot_(i)];
+    return this.ats[this.slot(i)];
   }
 
   /** Sequence number of the `i`-th sample; -1 when the queue keeps none. */
   seqAt(i: number): number {
-    const j = this.slot_(i);
-    return this.seqs_ === null ? -1 : this.seqs_[j];
+    const j = this.slot(i);
+    return this.seqs === null ? -1 : this.seqs[j];
   }
 
   /**
@@ -265,102 +278,102 @@ export class SampleQueue {
     if (!(from >= 0 && count >= 0 && from + count <= this.length) || from % 1 !== 0 || count % 1 !== 0) {
       throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
     }
-    if (this.head_ !== 0) this.unturn_();
-    return this.body_(from, count);
+    if (this.head !== 0) this.unturn();
+    return this.body(from, count);
   }
 
   /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
   lock(count: number): void {
-    if (this.head_ !== 0) this.unturn_();
-    this.locked_ = this.checkCount_(count);
+    if (this.head !== 0) this.unturn();
+    this.locked = this.checkCount(count);
   }
 
   /**
-   * `lock(count)`, then their operation-4 body, as `encode(0, count)` gives it: what is sent is what is
-   * locked, and the send path runs one range check, not two (XS compute per sample, docs/xs.md).
+   * The operation-4 body of the first `count` samples, as `encode(0, count)` gives it, locking them if
+   * they are not locked yet (a larger lock stays): what is sent is locked.
    */
-  take_(count: number): string {
-    this.lock(count);
-    return this.body_(0, count);
+  take(count: number): string {
+    this.lock(Math.max(count, this.locked));
+    return this.body(0, count);
   }
 
   /** encode, once the range is known to be in the queue and the samples in order. */
-  private body_(from: number, count: number): string {
+  private body(from: number, count: number): string {
     if (count === 0) return '[]';
-    if (this.entriesBuilt_ !== this.entriesClaimed_) this.buildTexts_();
+    if (this.entriesBuilt !== this.entriesClaimed) this.buildTexts();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
-    const special = this.lastSpecial_ >= this.first_ + from;
-    const start = (this.first_ + from) % this.capacity;
+    const special = this.lastSpecial >= this.first + from;
+    const start = (this.first + from) % this.capacity;
     const head = Math.min(count, this.capacity - start);
-    const body = this.run_(start, head, special);
-    return '[' + (head < count ? body + '},' + this.run_(0, count - head, special) : body) + '}]';
+    const body = this.run(start, head, special);
+    return '[' + (head < count ? body + '},' + this.run(0, count - head, special) : body) + '}]';
   }
 
   /** The request failed: its samples stay at the head, in their order, and may be evicted again. */
   unlock(): void {
-    if (this.head_ !== 0) this.unturn_();
-    this.locked_ = 0;
+    if (this.head !== 0) this.unturn();
+    this.locked = 0;
   }
 
   /** Removes `count` samples from the head (acknowledged or set aside), with their strings and their lock. */
   shift(count: number): void {
-    this.checkCount_(count);
+    this.checkCount(count);
     // Removing part of the locked samples needs them in order; removing all of them does not.
-    if (this.head_ !== 0 && count < this.locked_) this.unturn_();
-    if (count >= this.locked_) this.head_ = 0;
-    if (this.poolUsed_ > 0) {
+    if (this.head !== 0 && count < this.locked) this.unturn();
+    if (count >= this.locked) this.head = 0;
+    if (this.poolUsed > 0) {
       let freed = 0;
-      for (let p = this.first_; p < this.first_ + count; p++) {
+      for (let p = this.first; p < this.first + count; p++) {
         const j = p % this.capacity;
-        if (this.tags_[j] >= STRING_TAG) freed += lengthOf(this.values_[j]);
+        if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       }
-      this.poolUsed_ -= freed;
+      this.poolUsed -= freed;
     }
-    this.remove_(count);
-    this.locked_ = Math.max(0, this.locked_ - count);
+    this.remove(count);
+    this.locked = Math.max(0, this.locked - count);
   }
 
   /** Empties the queue and its lock. highWater and droppedOverflow are lifetime counts and stay. */
   clear(): void {
-    this.remove_(this.length);
-    this.locked_ = 0;
-    this.head_ = 0;
-    this.poolTail_ = 0;
-    this.poolUsed_ = 0;
+    this.remove(this.length);
+    this.locked = 0;
+    this.head = 0;
+    this.poolTail = 0;
+    this.poolUsed = 0;
   }
 
   /** Moves the head `count` samples on; the high water mark is brought up to date before the queue shrinks. */
-  private remove_(count: number): void {
-    this.high_ = this.highWater;
-    this.first_ += count;
-    this.setLimit_();
+  private remove(count: number): void {
+    this.high = this.highWater;
+    this.first += count;
+    this.setLimit();
   }
 
-  private setLimit_(): void {
-    const limit = this.first_ + Math.min(this.capacity, this.wakeLength_ - 1) - this.base_;
-    this.limit_ = this.seqs_ !== null ? 0 : Math.min(this.capacity, limit);
+  private setLimit(): void {
+    const limit = this.first + Math.min(this.capacity, this.wakeLength - 1) - this.base;
+    this.limit = this.seqs !== null ? 0 : Math.min(this.capacity, limit);
   }
 
   /**
    * drop-oldest: evicts the fewest oldest unlocked samples that leave room for one more sample of `bytes`
    * string bytes. Returns false, evicting nothing, when even evicting every unlocked sample would not.
    */
-  private evictFor_(bytes: number): boolean {
+  private evictFor(bytes: number): boolean {
     const count = this.length;
     let evict = 0;
     let freed = 0;
-    let p = this.first_ + this.locked_;
-    while (count - evict === this.capacity || this.poolUsed_ - freed + bytes > this.poolBytes_) {
-      if (this.locked_ + evict === count) return false;
+    let p = this.first + this.locked;
+    while (count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
+      if (this.locked + evict === count) return false;
       const j = p++ % this.capacity;
-      if (this.tags_[j] >= STRING_TAG) freed += lengthOf(this.values_[j]);
+      if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       evict++;
     }
-    if (this.locked_ > 0) this.makeRoom_(evict);
-    this.remove_(evict);
-    if (this.locked_ > 0 && freed > 0) this.slideLockedStrings_(freed);
-    this.poolUsed_ -= freed;
-    this.dropped_ += evict;
+    if (this.locked > 0) this.makeRoom(evict);
+    this.remove(evict);
+    if (this.locked > 0 && freed > 0) this.slideLockedStrings(freed);
+    this.poolUsed -= freed;
+    this.dropped += evict;
     return true;
   }
 
@@ -368,14 +381,14 @@ export class SampleQueue {
    * Frees the slots of the `by` samples evicted right behind the locked ones by moving locked samples
    * onto them, so that the free slots are at the head, where the ring continues. The fewest moves do it:
    * when `by` is below the locked count, the first `by` locked slots move behind the last one and the
-   * locked samples are turned by `by` in their slots (`head_`), otherwise each moves once. Under
+   * locked samples are turned by `by` in their slots (`head`), otherwise each moves once. Under
    * overflow while a request is out, every new sample evicts one: that costs one move, not the batch.
    */
-  private makeRoom_(by: number): void {
-    const locked = this.locked_;
+  private makeRoom(by: number): void {
+    const locked = this.locked;
     const jump = Math.max(by, locked);
-    for (let k = 0, moves = Math.min(by, locked); k < moves; k++) this.moveSlot_(this.first_ + k, this.first_ + k + jump);
-    if (by < locked) this.head_ = (this.head_ + locked - by) % locked;
+    for (let k = 0, moves = Math.min(by, locked); k < moves; k++) this.moveSlot(this.first + k, this.first + k + jump);
+    if (by < locked) this.head = (this.head + locked - by) % locked;
   }
 
   /**
@@ -383,139 +396,139 @@ export class SampleQueue {
    * `freed` bytes forward over them, so the pool stays gapless and in order. Only when strings were
    * evicted behind a lock: costs the locked samples and their bytes (a batch at most).
    */
-  private slideLockedStrings_(freed: number): void {
-    const poolStart = this.poolAt_(this.poolTail_ + this.poolBytes_ - this.poolUsed_);
+  private slideLockedStrings(freed: number): void {
+    const poolStart = this.poolAt(this.poolTail + this.poolBytes - this.poolUsed);
     let lockedBytes = 0;
-    for (let p = this.first_; p < this.first_ + this.locked_; p++) {
+    for (let p = this.first; p < this.first + this.locked; p++) {
       const j = p % this.capacity;
-      if (this.tags_[j] < STRING_TAG) continue;
-      const length = lengthOf(this.values_[j]);
+      if (this.tags[j] < STRING_TAG) continue;
+      const length = lengthOf(this.values[j]);
       lockedBytes += length;
-      this.values_[j] = length * LENGTH_UNIT + this.poolAt_(offsetOf(this.values_[j]) + freed);
+      this.values[j] = length * LENGTH_UNIT + this.poolAt(offsetOf(this.values[j]) + freed);
     }
     if (lockedBytes === 0) return;
-    const pool = this.pool_;
-    if (poolStart + freed + lockedBytes <= this.poolBytes_) {
+    const pool = this.pool;
+    if (poolStart + freed + lockedBytes <= this.poolBytes) {
       pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
     } else {
       // Backwards, so a byte is read before the slide overwrites it.
-      for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt_(poolStart + freed + b)] = pool[this.poolAt_(poolStart + b)];
+      for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt(poolStart + freed + b)] = pool[this.poolAt(poolStart + b)];
     }
   }
 
-  /** Puts the locked samples back in their order (after `makeRoom_` turned them): three reversals, no extra memory. */
-  private unturn_(): void {
-    const locked = this.locked_;
+  /** Puts the locked samples back in their order (after `makeRoom` turned them): three reversals, no extra memory. */
+  private unturn(): void {
+    const locked = this.locked;
     // Sample i is at offset (i + head) mod locked: turning the block left by head restores the order.
-    const d = this.head_;
-    this.reverse_(0, d);
-    this.reverse_(d, locked);
-    this.reverse_(0, locked);
-    this.head_ = 0;
+    const d = this.head;
+    this.reverse(0, d);
+    this.reverse(d, locked);
+    this.reverse(0, locked);
+    this.head = 0;
   }
 
   /** Reverses the samples at offsets [from, to) from the head. */
-  private reverse_(from: number, to: number): void {
-    for (let a = this.first_ + from, b = this.first_ + to - 1; a < b; a++, b--) this.swap_(a, b);
+  private reverse(from: number, to: number): void {
+    for (let a = this.first + from, b = this.first + to - 1; a < b; a++, b--) this.swap(a, b);
   }
 
-  /** Copies the sample at position `from` to position `to`, keeping `lastSpecial_` at or above every special one. */
-  private moveSlot_(from: number, to: number): void {
+  /** Copies the sample at position `from` to position `to`, keeping `lastSpecial` at or above every special one. */
+  private moveSlot(from: number, to: number): void {
     const a = from % this.capacity, b = to % this.capacity;
-    const tag = this.tags_[a];
-    if (tag >= NO_ENTRY && to > this.lastSpecial_) this.lastSpecial_ = to;
-    this.resources_[b] = this.resources_[a];
-    this.tags_[b] = tag;
-    this.values_[b] = this.values_[a];
-    this.ats_[b] = this.ats_[a];
-    if (this.seqs_ !== null) this.seqs_[b] = this.seqs_[a];
+    const tag = this.tags[a];
+    if (tag >= NO_ENTRY && to > this.lastSpecial) this.lastSpecial = to;
+    this.resources[b] = this.resources[a];
+    this.tags[b] = tag;
+    this.values[b] = this.values[a];
+    this.ats[b] = this.ats[a];
+    if (this.seqs !== null) this.seqs[b] = this.seqs[a];
   }
 
   /** Exchanges the samples at positions `pa` < `pb`. */
-  private swap_(pa: number, pb: number): void {
+  private swap(pa: number, pb: number): void {
     const a = pa % this.capacity, b = pb % this.capacity;
-    const resource = this.resources_[a], tag = this.tags_[a], value = this.values_[a], at = this.ats_[a];
-    const seq = this.seqs_ === null ? 0 : this.seqs_[a];
-    this.moveSlot_(pb, pa);
-    if (tag >= NO_ENTRY && pb > this.lastSpecial_) this.lastSpecial_ = pb;
-    this.resources_[b] = resource;
-    this.tags_[b] = tag;
-    this.values_[b] = value;
-    this.ats_[b] = at;
-    if (this.seqs_ !== null) this.seqs_[b] = seq;
+    const resource = this.resources[a], tag = this.tags[a], value = this.values[a], at = this.ats[a];
+    const seq = this.seqs === null ? 0 : this.seqs[a];
+    this.moveSlot(pb, pa);
+    if (tag >= NO_ENTRY && pb > this.lastSpecial) this.lastSpecial = pb;
+    this.resources[b] = resource;
+    this.tags[b] = tag;
+    this.values[b] = value;
+    this.ats[b] = at;
+    if (this.seqs !== null) this.seqs[b] = seq;
   }
 
   /**
    * The elements of slots [from, from + count), joined by `},` and without the last one's closing `}`.
    * `special`: some of them are not numbers with a text entry.
    */
-  private run_(from: number, count: number, special: boolean): string {
+  private run(from: number, count: number, special: boolean): string {
     // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
     // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
-    const tags = this.tags_.subarray(from, from + count), values = this.values_.subarray(from, from + count), texts = this.texts_;
+    const tags = this.tags.subarray(from, from + count), values = this.values.subarray(from, from + count), texts = this.texts;
     // Sized at once: growing it a sample at a time costs more XS compute (docs/xs.md).
     const parts: string[] = new Array(count);
     for (let k = 0; k < count; k++) parts[k] = texts[tags[k]] + values[k];
-    if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element_(from + k);
+    if (special) for (let k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element(from + k);
     return parts.join('},');
   }
 
   /** The element of sample `j` but its closing `}`, for what the texts do not cover: strings, ids without entry. */
-  private element_(j: number): string {
-    const tag = this.tags_[j];
+  private element(j: number): string {
+    const tag = this.tags[j];
     const entry = tag & ENTRY;
-    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts_[tag];
-    const prefix = entry !== NO_ENTRY ? this.texts_[entry] : prefixText(this.resources_[j]);
-    if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt_(j));
-    if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values_[j];
+    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts[tag];
+    const prefix = entry !== NO_ENTRY ? this.texts[entry] : prefixText(this.resources[j]);
+    if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt(j));
+    if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values[j];
     return prefix + (tag >> KIND_SHIFT === TRUE ? 'true' : 'false');
   }
 
-  private idAt_(j: number): number {
-    const entry = this.tags_[j] & ENTRY;
-    return entry === NO_ENTRY ? this.resources_[j] : this.entryIds_[entry];
+  private idAt(j: number): number {
+    const entry = this.tags[j] & ENTRY;
+    return entry === NO_ENTRY ? this.resources[j] : this.entryIds[entry];
   }
 
   /** The text entry of `resource`, claiming a free one; NO_ENTRY when every entry is taken. */
-  private entryOf_(resource: number): number {
-    const e = this.entryIds_.indexOf(resource);
+  private entryOf(resource: number): number {
+    const e = this.entryIds.indexOf(resource);
     if (e >= 0) return e;
-    if (this.entriesClaimed_ === NO_ENTRY) return NO_ENTRY;
-    this.entryIds_[this.entriesClaimed_] = resource;
-    return this.entriesClaimed_++;
+    if (this.entriesClaimed === NO_ENTRY) return NO_ENTRY;
+    this.entryIds[this.entriesClaimed] = resource;
+    return this.entriesClaimed++;
   }
 
-  private buildTexts_(): void {
-    for (let e = this.entriesBuilt_; e < this.entriesClaimed_; e++) {
-      const prefix = prefixText(this.entryIds_[e]);
-      this.texts_[(NUMBER << KIND_SHIFT) | e] = prefix;
-      this.texts_[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
-      this.texts_[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
+  private buildTexts(): void {
+    for (let e = this.entriesBuilt; e < this.entriesClaimed; e++) {
+      const prefix = prefixText(this.entryIds[e]);
+      this.texts[(NUMBER << KIND_SHIFT) | e] = prefix;
+      this.texts[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
+      this.texts[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
     }
-    this.entriesBuilt_ = this.entriesClaimed_;
+    this.entriesBuilt = this.entriesClaimed;
   }
 
-  private stringAt_(j: number): string {
-    const v = this.values_[j];
-    const read = (this.tags_[j] & ASCII) !== 0 ? asciiRead : utf8Read;
-    return read(this.pool_, offsetOf(v), lengthOf(v));
+  private stringAt(j: number): string {
+    const v = this.values[j];
+    const read = (this.tags[j] & ASCII) !== 0 ? asciiRead : utf8Read;
+    return read(this.pool, offsetOf(v), lengthOf(v));
   }
 
   /** Ring slot of the `i`-th sample from the head; throws RangeError outside the queue. */
-  private slot_(i: number): number {
+  private slot(i: number): number {
     if (!Number.isInteger(i) || i < 0 || i >= this.length) {
       throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
     }
-    const j = i < this.locked_ ? (i + this.head_) % this.locked_ : i;
-    return (this.first_ + j) % this.capacity;
+    const j = i < this.locked ? (i + this.head) % this.locked : i;
+    return (this.first + j) % this.capacity;
   }
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
-  private poolAt_(p: number): number {
-    return p >= this.poolBytes_ ? p - this.poolBytes_ : p;
+  private poolAt(p: number): number {
+    return p >= this.poolBytes ? p - this.poolBytes : p;
   }
 
-  private checkCount_(count: number): number {
+  private checkCount(count: number): number {
     if (!Number.isInteger(count) || count < 0 || count > this.length) {
       throw new RangeError('count ' + count + ' is outside the queue (length ' + this.length + ')');
     }

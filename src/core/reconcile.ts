@@ -13,66 +13,64 @@
 // A read-back can only be wrong toward "not stored" (the service stores the batch later still), which
 // makes a duplicate, never a loss; "stored" relies on the agent being the only writer of its sensor
 // resources, so its actuators' resources (the platform writes commands there) are never decided. Memory is
-// fixed: one id and one baseline per resource, in typed arrays sized at start.
+// fixed: one id and one baseline per resource, in typed arrays sized at start. Which batch is read back,
+// and when, is the head's (head.ts); this module keeps the baselines and judges.
 import type { FeedClient } from './client';
 import type { SampleQueue } from './queue';
+import { NOT_STORED, STORED, UNDECIDED } from './decide';
 import { rawData } from './validate';
 import type { CreatedFeed, Feed, Resource } from './wire';
 
-/** Verdicts of a read-back. */
-export const STORED = 0, UNDECIDED = 2;
-const NOT_STORED = 1;
-
 export class Reconciler {
-  /** The first `pending_` queued samples are a batch whose outcome is unknown; 0 when there is none. */
-  pending_ = 0;
-  /** A read-back made before this time cannot rule out that the service still stores the batch. */
-  settledAt_ = 0;
   /** False once the service answered in the `{success, failed}` form: it may store part of a batch. */
-  private atomic_ = true;
+  private atomic = true;
+  /** While a batch's outcome is unknown its baselines stay what they were before the request. */
+  private frozen = false;
   /** The resources only this agent writes. */
-  private readonly ids_: Uint32Array;
-  /** Per resource of `ids_`: the newest id_resource_feed the agent has seen; 0 for none, -1 while unknown. */
-  private readonly lastIds_: Float64Array;
+  private readonly ids: Uint32Array;
+  /** Per resource of `ids`: the newest id_resource_feed the agent has seen; 0 for none, -1 while unknown. */
+  private readonly lastIds: Float64Array;
 
-  /**
-   * `ids`: the resources only this agent writes (none: reconciliation is off, every batch whose outcome
-   * is unknown is sent again unread); `waitMs`: how long after such a request a read-back can decide.
-   */
-  constructor(ids: readonly number[], private readonly waitMs_: number) {
-    this.ids_ = new Uint32Array(ids);
-    this.lastIds_ = new Float64Array(ids.length).fill(-1);
+  /** `ids`: the resources only this agent writes (none: reconciliation is off, every batch whose outcome is unknown is sent again unread). */
+  constructor(ids: readonly number[]) {
+    this.ids = new Uint32Array(ids);
+    this.lastIds = new Float64Array(ids.length).fill(-1);
   }
 
   /** The start-up lookup's answer: each resource's `id_last_feed`. */
-  looked_(records: readonly Resource[]): void {
-    for (const r of records) this.saw_(r.id_resource, r.id_last_feed ?? 0);
+  looked(records: readonly Resource[]): void {
+    for (const r of records) this.saw(r.id_resource, r.id_last_feed ?? 0);
   }
 
   /** An operation-4 answer: the feeds it created, and whether it came in the `{success, failed}` form. */
-  created_(feeds: readonly CreatedFeed[], partial: boolean): void {
-    if (partial) this.atomic_ = false;
-    for (const f of feeds) this.saw_(f.id_resource, f.id_resource_feed);
+  created(feeds: readonly CreatedFeed[], partial: boolean): void {
+    if (partial) this.atomic = false;
+    for (const f of feeds) this.saw(f.id_resource, f.id_resource_feed);
   }
 
-  /**
-   * The request for the first `n` queued samples ended with its outcome unknown at `now`. True when they
-   * are to be read back (from `now + waitMs` on) before anything is sent; false when that cannot decide.
-   */
-  begin_(n: number, queue: SampleQueue, now: number): boolean {
-    if (!this.atomic_) return false;
-    for (let p = 0; p < n; p++) if (this.ids_.indexOf(queue.resourceAt(p)) < 0) return false;
-    this.pending_ = n;
-    this.settledAt_ = now + this.waitMs_;
+  /** Whether a read-back can decide what became of the first `n` queued samples. */
+  readable(n: number, queue: SampleQueue): boolean {
+    if (!this.atomic) return false;
+    for (let p = 0; p < n; p++) if (this.ids.indexOf(queue.resourceAt(p)) < 0) return false;
     return true;
   }
 
+  /** The first queued samples' outcome is unknown: the baselines stay as they are until `check` or `thaw`. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /** The batch is given up (sent again undecided): baselines move on again. */
+  thaw(): void {
+    this.frozen = false;
+  }
+
   /**
-   * Reads the pending batch's resources back (operation 6, silent) and decides what became of it; `now`
-   * is when the read goes out. The batch is no longer pending, unless the read rejects (with its error).
+   * Reads the first `n` queued samples' resources back (operation 6, silent) and decides what became of
+   * them; `settled`: the service has had time to finish the request, so "nothing new" means "not stored".
+   * Rejects with the read's error, the baselines still frozen.
    */
-  async check_(client: FeedClient, queue: SampleQueue, now: number): Promise<number> {
-    const n = this.pending_;
+  async check(client: FeedClient, queue: SampleQueue, n: number, settled: boolean): Promise<number> {
     // The batch's resources by their last element, newest first, and where that element is.
     const ids: number[] = [];
     const at: number[] = [];
@@ -83,26 +81,21 @@ export class Reconciler {
       at.push(p);
     }
     const feeds = await client.lastFeeds(ids, { silent: true });
-    this.pending_ = 0;
-    return this.verdict_(ids, at, feeds, queue, now >= this.settledAt_);
+    this.frozen = false;
+    return this.verdict(ids, at, feeds, queue, settled);
   }
 
-  /** Gives the pending batch up: it is sent again undecided. */
-  drop_(): void {
-    this.pending_ = 0;
-  }
-
-  private verdict_(ids: number[], at: number[], feeds: (Feed | null)[], queue: SampleQueue, settled: boolean): number {
+  private verdict(ids: number[], at: number[], feeds: (Feed | null)[], queue: SampleQueue, settled: boolean): number {
     let stored = 0;
     let untouched = 0;
     let newer = 0;
     for (let k = 0; k < ids.length; k++) {
-      const i = this.ids_.indexOf(ids[k]);
-      const before = this.lastIds_[i];
+      const i = this.ids.indexOf(ids[k]);
+      const before = this.lastIds[i];
       const feed = feeds[k];
       const id = feed === null ? 0 : feed.id_resource_feed;
       // What the read shows is the baseline for the next request, whatever is decided now.
-      this.lastIds_[i] = id;
+      this.lastIds[i] = id;
       if (id === Math.max(before, 0)) untouched++;
       // Elements are stored in order, each with a larger id: the newer last element has the larger id,
       // by at least the number of elements from the older one to it.
@@ -114,9 +107,8 @@ export class Reconciler {
     return untouched === ids.length && settled ? NOT_STORED : UNDECIDED;
   }
 
-  private saw_(resource: number, id: number): void {
-    const i = this.ids_.indexOf(resource);
-    // While a batch is pending its baseline must stay what it was before the request.
-    if (i >= 0 && this.pending_ === 0 && id > this.lastIds_[i]) this.lastIds_[i] = id;
+  private saw(resource: number, id: number): void {
+    const i = this.ids.indexOf(resource);
+    if (i >= 0 && !this.frozen && id > this.lastIds[i]) this.lastIds[i] = id;
   }
 }

@@ -28,11 +28,13 @@ export interface Known {
    */
   lo_: number;
   hi_: number;
-  /** The queue's tag for the resource's numbers (`SampleQueue.numberTag_`); -1 without one. */
+  /** The queue's tag for the resource's numbers (`SampleQueue.numberTag`); -1 without one. */
   tag_: number;
   /** Absent until the lookup succeeded, null when the subtype's regex is unusable. */
   restriction_: Restriction | null | undefined;
   binary_: boolean;
+  /** The service says the resource is gone (vanished.ts): its samples are set aside at intake. */
+  gone_: boolean;
 }
 
 export class Resources {
@@ -40,17 +42,19 @@ export class Resources {
   readonly byId_: Record<number, Known> = Object.create(null);
   /** Shortest `lifetime` among the resources, in minutes; 0 until known. */
   shortestLifetimeMin_ = 0;
+  private open_ = false;
 
   constructor(readonly ids_: readonly number[], tag: (resource: number) => number) {
-    for (const id of ids_) this.byId_[id] = { lo_: Infinity, hi_: -Infinity, tag_: tag(id), restriction_: undefined, binary_: false };
+    for (const id of ids_) this.byId_[id] = { lo_: Infinity, hi_: -Infinity, tag_: tag(id), restriction_: undefined, binary_: false, gone_: false };
   }
 
   /** Opens the fast lane of every resource whose numbers need only a range check, or shuts them all. */
   admit_(open: boolean): void {
+    this.open_ = open;
     for (const id of this.ids_) {
       const known = this.byId_[id];
       const r = known.restriction_;
-      const shut = !open || known.tag_ < 0 || (r && r.regex !== null);
+      const shut = !open || known.tag_ < 0 || known.gone_ || (r && r.regex !== null);
       // Without a known restriction a number needs only to be finite: ±MAX_VALUE rules out the rest.
       known.lo_ = shut ? Infinity : r ? r.begin : -Number.MAX_VALUE;
       known.hi_ = shut ? -Infinity : r ? r.end : Number.MAX_VALUE;
@@ -85,6 +89,12 @@ export class Resources {
     }
     this.shortestLifetimeMin_ = shortest;
     return records;
+  }
+
+  /** Marks a resource gone or back; a gone one's samples take the full path, which sets them aside. */
+  setGone_(id: number, gone: boolean): void {
+    this.byId_[id].gone_ = gone;
+    this.admit_(this.open_);
   }
 
   /** A command's `raw_data` as its subtype means it: a string for regex subtypes, a boolean for 0..1, else a number. */

@@ -1,426 +1,418 @@
-// Sends the queue through operation 4 and decides what happens after every answer. A batch leaves the
-// queue only when the service acknowledged it, when a read-back showed it stored, or when one bad element
-// is isolated and set aside; everything else stays and is tried again. Delivery is at-least-once: only a
-// request whose outcome is unknown (maybeDelivered) can lead to a duplicate; such a batch is read back
-// before it is sent again (reconcile.ts), and what that cannot decide is counted as unresolved.
-//
-// Its phases, and the fields that make each one:
-//
-//   waiting      nothing in flight; `timer_` armed for the next flush (flushMs, maxLatencyMs, a full batch)
-//   in flight    `inFlight_`: the lane started a run, which resumes on a fresh stack and then has one
-//                request out (a batch, or a read-back); the head samples are locked while it is
-//   retrying     `retrying_`: a failure left samples; no attempt before `backoffUntil_` / `holdUntil_`
-//   reconciling  `reconciler_.pending_`: the head batch's outcome is unknown; the next attempt reads it back
-//   isolating    `suspect_` / `badIndex_`: the service refused an element; prefixes go until it is found
-//   paused       `authPaused_`: the token was refused; `holdUntil_` is the next try
-//   draining     `draining_`: stop() rides out failures until the queue is empty
-//   stopped      `stopped_`: no scheduling; a request in flight still completes
+// Sends the queue through operation 4. What is known about the batch at the head of the queue is the
+// head's (head.ts); what to do after every answer is decided by one pure function (decide.ts); this is
+// the mechanism between them: one timer, the lane, flush()'s waiters and stop()'s drain. A batch leaves
+// the queue only when the service acknowledged it, when a read-back showed it stored, or when one bad
+// element is isolated and set aside; everything else stays and is tried again. Delivery is
+// at-least-once: only a request whose outcome is unknown can lead to a duplicate; such a batch is read
+// back before it is sent again (reconcile.ts), and what that cannot decide is counted as unresolved.
 import type { Host, SampleValue, TimerHandle } from './host';
 import type { UplinkConfig } from './config';
+import { settleMs } from './config';
 import type { BatchOutcome, FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { SampleQueue } from './queue';
-import { FeedError, errorText, isAuthError } from './errors';
-import { retryDelay } from './backoff';
+import { FeedError, errorText } from './errors';
+import { backoffDelay } from './backoff';
 import type { Reconciler } from './reconcile';
-import { STORED, UNDECIDED } from './reconcile';
-
-/** Statuses whose answer blames elements of the body rather than the request as a whole. */
-function blamesElements(e: FeedError): boolean {
-  return e.kind === 'http' && (e.status === 400 || e.status === 404 || e.status === 422);
-}
+import type { Vanished } from './vanished';
+import { Head } from './head';
+import type { Came, Decision, Timing } from './decide';
+import { ACKNOWLEDGE, BISECT, GONE, HALVE, IDLE, ISOLATING, PAUSE, PAUSED, READ_BACK, SEND_AGAIN, SET_ASIDE, UNDECIDED, UNKNOWN, decide } from './decide';
 
 export interface UplinkEvents {
-  /** A sample left the queue without being stored: the service refused it. */
-  setAside_(resource: number, value: SampleValue, reason: string): void;
+  /** A sample left the queue without being stored; `quiet`: the reason was reported once already. */
+  setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void;
   /** Samples left the head of the queue: the durable log may be checkpointed. */
-  departed_(): void;
+  departed(): void;
   /** A non-silent authenticated request reached the service. */
-  presence_(): void;
-  report_(level: 'warn' | 'error' | 'info', message: string): void;
+  presence(): void;
+  /** A request failed (`true`; storage that writes when needed writes from now on) or one was acknowledged. */
+  failing(failing: boolean): void;
+  report(level: 'warn' | 'error' | 'info', message: string): void;
 }
 
 export class Uplink implements Job {
-  wanted_ = false;
+  wanted = false;
+  private readonly head: Head;
   /** Current batch size: the configured one, halved by every 413. */
-  batchLimit_: number;
-  /** Samples that left the queue by delivery, set-aside or eviction since start (for flush targets). */
-  departedTotal_ = 0;
-  /** True while the service refuses the token (401/403): nothing is sent until `authRetryMs` passes. */
-  authPaused_ = false;
-  draining_ = false;
-
-  private inFlight_ = false;
-  private attempt_ = 0;
-  /**
-   * A failure left samples to retry (backoff, Retry-After or the auth pause); read by the agent, whose
-   * storage writes when needed only while this holds.
-   */
-  retrying_ = false;
-  /** No request before this time: backoff (which flush() may skip) or start jitter. */
-  private backoffUntil_ = 0;
-  /** No request before this time, whatever happens: Retry-After or the auth pause. */
-  private holdUntil_ = 0;
-  private lastSendAt_: number;
-  /** Isolation: the first `suspect_` queued samples hold at least one the service refuses (bisection). */
-  private suspect_ = 0;
-  /** Isolation: the sample at this index is the one the service named (`element N:`); -1 when none. */
-  private badIndex_ = -1;
-  private rejectReason_ = '';
-  private timer_: TimerHandle | null = null;
-  private wakeAt_ = Infinity;
-  private waiters_: { target: number; resolve: (done: boolean) => void }[] = [];
-  private drained_: (() => void) | null = null;
-  private idled_: (() => void) | null = null;
-  private stopped_ = false;
-  private readonly freshStack_ = Promise.resolve();
-  private readonly resourceAt_ = (i: number): number => this.queue_.resourceAt(i);
+  private limit: number;
+  /** The lane started a run that has not ended: from then until its answer is handled, nothing else is planned. */
+  private busy = false;
+  private attempt = 0;
+  private lastSendAt: number;
+  private readonly settleMs: number;
+  private timer: TimerHandle | null = null;
+  private wakeAt = Infinity;
+  /** flush() calls: each resolves once the queue's position passed `target`, or false at a failure. */
+  private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
+  private draining = false;
+  private drained: (() => void) | null = null;
+  private idled: (() => void) | null = null;
+  private stopped = false;
+  private readonly freshStack = Promise.resolve();
+  private readonly resourceAt = (i: number): number => this.queue.resourceAt(i);
   // The timer only wakes the uplink; what is due is decided again. A host's timer may fire a little early
   // by its clock (Node's count whole milliseconds of the event loop's time, `now()` does not), and a
-  // read-back made before `reconcileAfterMs` is over cannot rule a batch out.
-  private readonly onTimer_ = (): void => {
-    this.timer_ = null;
-    this.wakeAt_ = Infinity;
-    this.schedule_();
+  // read-back made before its wait is over cannot rule a batch out.
+  private readonly onTimer = (): void => {
+    this.timer = null;
+    this.wakeAt = Infinity;
+    this.schedule();
   };
 
   constructor(
-    private readonly host_: Host,
-    private readonly client_: FeedClient,
-    private readonly queue_: SampleQueue,
-    private readonly settings_: UplinkConfig,
-    private readonly counters_: Counters,
-    private readonly random_: () => number,
-    private readonly events_: UplinkEvents,
-    private readonly want_: () => void,
-    private readonly reconciler_: Reconciler,
+    private readonly host: Host,
+    private readonly client: FeedClient,
+    private readonly queue: SampleQueue,
+    private readonly settings: UplinkConfig,
+    private readonly counters: Counters,
+    private readonly random: () => number,
+    private readonly events: UplinkEvents,
+    private readonly want: () => void,
+    private readonly reconciler: Reconciler,
+    private readonly vanished: Vanished,
   ) {
-    this.batchLimit_ = settings_.batch;
-    this.lastSendAt_ = host_.now();
+    this.head = new Head(queue);
+    this.limit = settings.batch;
+    this.lastSendAt = host.now();
+    this.settleMs = settleMs(settings);
+  }
+
+  /** The service refuses the token: nothing is sent until `authRetryMs` passed. */
+  get authPaused(): boolean {
+    return this.head.state === PAUSED && this.head.authRefused;
+  }
+
+  get batchLimit(): number {
+    return this.limit;
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
-  begin_(): void {
-    const now = this.host_.now();
-    this.lastSendAt_ = now;
-    this.backoffUntil_ = now + Math.floor(this.random_() * this.settings_.startJitterMs);
-    this.schedule_();
+  begin(): void {
+    const now = this.host.now();
+    this.lastSendAt = now;
+    this.head.at = now + Math.floor(this.random() * this.settings.startJitterMs);
+    this.schedule();
   }
 
-  /** Stops scheduling; a request in flight still completes (see `whenIdle_`). */
-  end_(): void {
-    this.stopped_ = true;
-    this.cancelTimer_();
-    this.watch_();
-    this.draining_ = false;
-    this.settleWaiters_(false);
-    this.finishDrain_();
+  /** Stops scheduling; a request in flight still completes (see `whenIdle`). */
+  end(): void {
+    this.stopped = true;
+    this.cancelTimer();
+    this.watch();
+    this.draining = false;
+    this.settleWaiters(false);
+    this.finishDrain();
   }
 
   /** Resolves when no request is in flight. */
-  whenIdle_(): Promise<void> {
-    if (!this.inFlight_) return Promise.resolve();
+  whenIdle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
     return new Promise((resolve) => {
-      this.idled_ = resolve;
+      this.idled = resolve;
     });
   }
 
-  /** Called after a sample was queued, when `watch_` asked for it. */
-  queued_(): void {
-    if (!this.inFlight_ && (this.timer_ === null || this.queue_.length >= this.batchLimit_)) this.schedule_();
+  /** Called after a sample was queued, when `watch` asked for it. */
+  queued(): void {
+    if (!this.busy && (this.timer === null || this.queue.length >= this.limit)) this.schedule();
   }
 
   /** Resolves true once everything queued now has left the queue; false at the first failure. */
-  flush_(): Promise<boolean> {
-    if (this.queue_.length === 0 && !this.inFlight_) return Promise.resolve(true);
-    if (this.host_.now() < this.holdUntil_) return Promise.resolve(false);
+  flush(): Promise<boolean> {
+    if (this.queue.length === 0 && !this.busy) return Promise.resolve(true);
+    const now = this.host.now();
+    if (this.head.firm && now < this.head.at) return Promise.resolve(false);
     return new Promise((resolve) => {
-      this.waiters_.push({ target: this.departedTotal_ + this.queue_.length, resolve });
-      this.backoffUntil_ = 0;
-      if (!this.inFlight_) this.fire_();
+      this.waiters.push({ target: this.queue.end, resolve });
+      this.head.hurry(now, false);
+      if (!this.busy) this.fire();
     });
   }
 
-  /** For stop(): resolves once the queue is empty, riding out transient failures with the usual backoff. */
-  drain_(): Promise<void> {
-    this.draining_ = true;
+  /**
+   * For stop(): resolves once the queue is empty, riding out transient failures with the usual backoff.
+   * A read-back goes at once, and so does one try while the token is refused; refused again, it gives up.
+   */
+  drain(): Promise<void> {
+    this.draining = true;
+    this.head.hurry(this.host.now(), this.head.state === PAUSED);
     return new Promise((resolve) => {
-      this.drained_ = resolve;
-      if (!this.inFlight_) this.schedule_();
+      this.drained = resolve;
+      if (!this.busy) this.schedule();
     });
   }
 
-  private finishDrain_(): void {
-    const resolve = this.drained_;
-    this.drained_ = null;
-    if (resolve !== null) resolve();
-  }
-
-  async run_(): Promise<void> {
-    // In flight from the start, so that samples queued before it resumes ask for no second run.
-    this.inFlight_ = true;
-    this.watch_();
+  /** One turn in the lane: what the head needs next, if it is due. */
+  async run(): Promise<void> {
+    // Busy from the start, so that samples queued before it resumes ask for no second run.
+    this.busy = true;
+    this.watch();
     // Resumes on a fresh stack: the lane starts this job from whatever queued the sample that filled a
-    // batch (a sensor's read, an application's own call), and a send is deep (docs/moddable.md). Awaiting
-    // a promise made once costs less XS compute than awaiting a new one (docs/xs.md).
-    await this.freshStack_;
-    if (this.badIndex_ === 0 || this.suspect_ === 1) this.setAsideIsolated_();
-    const n = this.nextCount_();
-    // Every way out of here ends below, where a stop() waiting for this run is told it ended.
-    if (n === 0 || this.host_.now() < this.holdUntil_) this.inFlight_ = false;
-    else if (this.reconciler_.pending_ > 0) await this.readBack_();
-    else {
-      // The sending phase, inline: a method of its own would cost an async call and an await per batch
-      // (XS compute per sample, docs/xs.md).
-      const body = this.queue_.take_(n);
-      let outcome: BatchOutcome | null = null;
-      let error: unknown = null;
-      try {
-        outcome = await this.client_.createFeedsEncoded(body, n, this.resourceAt_);
-      } catch (e) {
-        error = e;
-      }
-      this.inFlight_ = false;
-      this.lastSendAt_ = this.host_.now();
-      if (outcome !== null) this.delivered_(n, outcome);
-      else this.failed_(n, error instanceof FeedError ? error : null, error);
+    // batch (a sensor's read, an application's own call), and a send is deep (docs/moddable.md).
+    await this.freshStack;
+    if (!this.stopped && this.host.now() >= this.head.at) {
+      if (this.head.state === UNKNOWN) await this.readBack();
+      else await this.sendNext();
     }
-    const idled = this.idled_;
-    this.idled_ = null;
+    this.busy = false;
+    const idled = this.idled;
+    this.idled = null;
     if (idled !== null) idled();
-    this.schedule_();
+    this.schedule();
   }
 
-  /** The reconciling phase: reads the head batch back; it leaves the queue if it was stored, else goes again. */
-  private async readBack_(): Promise<void> {
-    const n = this.reconciler_.pending_;
-    let verdict = UNDECIDED;
+  /** Sets aside what needs no request, then sends the next batch, if any. */
+  private async sendNext(): Promise<void> {
+    this.setAsideUnsent();
+    const n = this.nextCount();
+    if (n === 0 || this.stopped) return;
+    const body = this.head.send(n);
+    let outcome: BatchOutcome | null = null;
     let error: unknown = null;
     try {
-      verdict = await this.reconciler_.check_(this.client_, this.queue_, this.host_.now());
+      outcome = await this.client.createFeedsEncoded(body, n, this.resourceAt);
     } catch (e) {
       error = e;
     }
-    this.inFlight_ = false;
-    if (verdict === STORED) {
-      this.counters_.reconciled += n;
-      this.counters_.sent += n;
-      this.events_.report_('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
-      this.acknowledged_(n);
-      return;
-    }
-    if (error === null) {
-      this.queue_.unlock();
-      if (verdict === UNDECIDED) this.counters_.unresolved += n;
-      this.events_.report_(verdict === UNDECIDED ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' +
-        (verdict === UNDECIDED ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
-      return;
-    }
+    this.busy = false;
+    this.lastSendAt = this.host.now();
     const e = error instanceof FeedError ? error : null;
-    // A read that never reached the service (refused, unreachable) is tried again: the batch could not be
-    // sent either. One that reached it and failed gives up: the batch goes again undecided (at-least-once).
-    const unreached = e !== null && !e.maybeDelivered && (e.kind === 'network' || e.kind === 'timeout');
-    if (!unreached) {
-      this.reconciler_.drop_();
-      this.queue_.unlock();
-      this.counters_.unresolved += n;
+    if (outcome === null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
+    const readable = e !== null && e.maybeDelivered && this.reconciler.readable(n, this.queue);
+    const came: Came = { answered: outcome !== null, verdict: -1, error: e };
+    this.apply(decide(n, came, { state: this.head.state, readable }, this.timing()), n, outcome, e);
+  }
+
+  /** Reads the batch whose outcome is unknown back: it leaves the queue if it was stored, else goes again. */
+  private async readBack(): Promise<void> {
+    const n = this.head.count;
+    const settled = this.host.now() >= this.head.settledAt;
+    const came: Came = { answered: false, verdict: UNDECIDED, error: null };
+    let error: unknown = null;
+    try {
+      came.verdict = await this.reconciler.check(this.client, this.queue, n, settled);
+      came.answered = true;
+    } catch (e) {
+      error = e;
+      came.error = e instanceof FeedError ? e : null;
     }
-    this.counters_.retries++;
-    this.counters_.lastError = errorText(error);
-    this.events_.report_('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
-      (unreached ? 'trying again: ' : 'sending them again: ') + errorText(error));
-    this.backoff_(this.host_.now(), e === null ? -1 : e.retryAfterMs);
+    this.busy = false;
+    if (error !== null && came.error === null) this.events.report('error', 'uplink: ' + errorText(error));
+    this.apply(decide(n, came, { state: UNKNOWN, readable: true }, this.timing()), n, null, came.error);
   }
 
-  /** How many samples the next request carries (isolation sends the left half of the suspect range). */
-  private nextCount_(): number {
-    if (this.badIndex_ > 0) return Math.min(this.badIndex_, this.batchLimit_);
-    if (this.suspect_ > 1) return Math.min(Math.floor(this.suspect_ / 2), this.batchLimit_);
-    return Math.min(this.queue_.length, this.batchLimit_);
+  private timing(): Timing {
+    const s = this.settings;
+    return {
+      now: this.host.now(),
+      backoffMs: backoffDelay(this.attempt, s.backoffBaseMs, s.backoffCapMs, this.random),
+      settleMs: this.settleMs,
+      authRetryMs: s.authRetryMs,
+    };
   }
 
-  /** Sets aside the sample that isolation has pinned down (`badIndex_` 0 or `suspect_` 1), without sending it again. */
-  private setAsideIsolated_(): void {
-    this.badIndex_ = -1;
-    this.suspect_ = 0;
-    this.setAsideAt_(0, this.rejectReason_);
-    this.queue_.shift(1);
-    this.left_(1);
-  }
-
-  private setAsideAt_(i: number, reason: string): void {
-    this.counters_.setAside++;
-    this.events_.setAside_(this.queue_.resourceAt(i), this.queue_.valueAt(i), reason);
-  }
-
-  private delivered_(n: number, outcome: BatchOutcome): void {
-    // The {success, failed} form: the service stored the rest; the failed ones are set aside.
-    for (const r of outcome.rejected) this.setAsideAt_(r.index, r.reason);
-    this.counters_.sent += n - outcome.rejected.length;
-    this.counters_.batches++;
-    this.reconciler_.created_(outcome.feeds, outcome.partial);
-    this.authPaused_ = false;
-    this.events_.presence_();
-    this.acknowledged_(n);
-  }
-
-  /** The first `n` queued samples are finished (stored, or shown stored): they leave, and retries start over. */
-  private acknowledged_(n: number): void {
-    this.queue_.shift(n);
-    if (this.badIndex_ > 0) this.badIndex_ -= n;
-    // A prefix of the suspect range went through, so the refused sample is in the rest.
-    if (this.suspect_ > 0) this.suspect_ -= n;
-    this.attempt_ = 0;
-    this.retrying_ = false;
-    this.backoffUntil_ = 0;
-    this.left_(n);
-  }
-
-  private failed_(n: number, e: FeedError | null, raw: unknown): void {
-    this.queue_.unlock();
-    const now = this.host_.now();
-    if (e === null) {
-      // Not the client's typed error: a fault of the host adapter. Treat it as transient.
-      this.events_.report_('error', 'uplink: ' + errorText(raw));
-      this.backoff_(now, -1);
-      return;
+  /** Carries a decision out: counts, reports, and moves the head. `n`: the samples the request carried. */
+  private apply(d: Decision, n: number, outcome: BatchOutcome | null, e: FeedError | null): void {
+    const readingBack = this.head.state === UNKNOWN;
+    const message = e === null ? '' : e.message;
+    if (e !== null) this.counters.lastError = message;
+    switch (d.kind) {
+      case ACKNOWLEDGE:
+        if (readingBack) this.reconciled(n);
+        else this.delivered(n, outcome as BatchOutcome);
+        return;
+      case SET_ASIDE:
+      case BISECT:
+        this.head.isolate(d.kind === BISECT ? -1 : d.n, d.n, message);
+        return;
+      case GONE:
+        this.vanished.mark(this.queue.resourceAt(d.n), message);
+        this.head.isolate(d.n, d.n, message);
+        return;
+      case HALVE:
+        this.limit = d.n;
+        this.events.report('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + d.n);
+        return;
+      case PAUSE:
+        this.head.pause(d.at, d.n === 1);
+        this.events.report('error', 'uplink paused: ' + message);
+        this.failed(true);
+        // stop() tried once at once: the service still refuses, so what is queued stays (in durable storage, if any).
+        if (this.draining) this.finishDrain();
+        return;
+      case SEND_AGAIN:
+        if (d.unresolved) this.counters.unresolved += n;
+        this.events.report(d.unresolved ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' + (d.unresolved
+          ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
+        this.head.wait(d.at, false);
+        return;
     }
-    this.counters_.lastError = e.message;
-    if (e.kind === 'http' && e.status === 413) {
-      if (n > 1) {
-        this.batchLimit_ = Math.max(1, Math.floor(n / 2));
-        this.events_.report_('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + this.batchLimit_);
-      } else {
-        this.badIndex_ = 0;
-        this.rejectReason_ = e.message;
+    // A transient failure: BACK_OFF or READ_BACK.
+    this.attempt++;
+    if (e !== null) this.counters.retries++;
+    if (readingBack) {
+      this.events.report('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
+        (d.kind === READ_BACK ? 'trying again: ' : 'sending them again: ') + (e === null ? 'a fault of the host' : message));
+      if (d.kind === READ_BACK) this.head.readAgainAt(d.at);
+      else this.giveUpReadBack(n, d);
+    } else {
+      const unknown = e !== null && e.maybeDelivered;
+      if (unknown) this.counters.ambiguous += n;
+      if (d.unresolved) this.counters.unresolved += n;
+      if (e !== null) {
+        this.events.report('warn', 'uplink: ' + message + (!unknown ? '' : d.kind === READ_BACK
+          ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
+          : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
       }
-      return;
-    }
-    if (blamesElements(e)) {
-      const named = e.elementIndex;
-      if (named >= 0 && named < n) {
-        this.badIndex_ = named;
-        this.suspect_ = 0;
+      if (d.kind === READ_BACK) {
+        this.reconciler.freeze();
+        // stop() does not wait out a read-back's window: what an early read cannot decide goes again, counted.
+        this.head.unknown(n, this.draining ? Math.min(d.at, this.host.now()) : d.at);
       } else {
-        this.badIndex_ = -1;
-        this.suspect_ = n;
+        this.head.wait(d.at, d.firm);
       }
-      this.rejectReason_ = e.message;
-      return;
     }
-    if (e.retryable) {
-      this.counters_.retries++;
-      const reading = e.maybeDelivered && this.unknown_(n, now);
-      this.events_.report_('warn', 'uplink: ' + e.message + (!e.maybeDelivered ? '' : reading
-        ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
-        : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
-      this.backoff_(now, e.retryAfterMs);
-      // The read-back waits until the service has had time to finish the request (a backoff flush() skips).
-      if (reading) this.backoffUntil_ = Math.max(this.backoffUntil_, this.reconciler_.settledAt_);
-      return;
+    this.failed(!this.draining);
+  }
+
+  private giveUpReadBack(n: number, d: Decision): void {
+    this.reconciler.thaw();
+    this.counters.unresolved += n;
+    this.head.wait(d.at, d.firm);
+  }
+
+  /** The service stored the batch; in the `{success, failed}` form the failed ones are set aside. */
+  private delivered(n: number, outcome: BatchOutcome): void {
+    for (const r of outcome.rejected) this.setAsideAt(r.index, r.reason, false);
+    this.counters.sent += n - outcome.rejected.length;
+    this.counters.batches++;
+    this.reconciler.created(outcome.feeds, outcome.partial);
+    this.events.presence();
+    this.acknowledged(n);
+  }
+
+  /** The read-back showed the batch stored. */
+  private reconciled(n: number): void {
+    this.counters.reconciled += n;
+    this.counters.sent += n;
+    this.events.report('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
+    this.acknowledged(n);
+  }
+
+  private acknowledged(n: number): void {
+    this.head.acknowledge(n);
+    this.attempt = 0;
+    this.events.failing(false);
+    this.left(n);
+  }
+
+  /** A request failed: flush() says so, but not to stop(), which rides it out. */
+  private failed(settle: boolean): void {
+    this.events.failing(true);
+    if (settle) this.settleWaiters(false);
+  }
+
+  /** How many samples the next request carries: the head's count, short of a gone resource's sample. */
+  private nextCount(): number {
+    const n = this.head.nextCount(this.limit);
+    if (this.vanished.count === 0 || this.head.state === ISOLATING) return n;
+    for (let i = 1; i < n; i++) if (this.vanished.has(this.queue.resourceAt(i))) return i;
+    return n;
+  }
+
+  /** Sets aside, without a request, the refused sample isolation pinned down and the samples of gone resources at the head. */
+  private setAsideUnsent(): void {
+    for (;;) {
+      if (this.head.pinned) {
+        this.setAsideAt(0, this.head.reason, false);
+      } else if (this.vanished.count > 0 && this.head.state === IDLE && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
+        this.setAsideAt(0, 'resource ' + this.queue.resourceAt(0) + ' is gone', true);
+      } else {
+        return;
+      }
+      this.head.dropFirst();
+      this.left(1);
     }
-    // 401/403, or an answer that blames the request as a whole: keep every sample, try again rarely.
-    this.authPaused_ = isAuthError(e);
-    this.holdUntil_ = now + this.settings_.authRetryMs;
-    this.retrying_ = true;
-    this.events_.report_('error', 'uplink paused: ' + e.message);
-    this.settleWaiters_(false);
   }
 
-  /**
-   * The request for the first `n` samples may have been stored: they stay locked at the head to be read
-   * back (true), or are sent again as they are, counted unresolved (false).
-   */
-  private unknown_(n: number, now: number): boolean {
-    this.counters_.ambiguous += n;
-    if (!this.reconciler_.begin_(n, this.queue_, now)) {
-      this.counters_.unresolved += n;
-      return false;
-    }
-    this.queue_.lock(n);
-    return true;
+  private setAsideAt(i: number, reason: string, quiet: boolean): void {
+    this.counters.setAside++;
+    this.events.setAside(this.queue.resourceAt(i), this.queue.valueAt(i), reason, quiet);
   }
 
-  private backoff_(now: number, retryAfterMs: number): void {
-    const s = this.settings_;
-    const delay = retryDelay(this.attempt_++, retryAfterMs, s.backoffBaseMs, s.backoffCapMs, this.random_);
-    this.retrying_ = true;
-    if (retryAfterMs >= 0) this.holdUntil_ = now + delay;
-    else this.backoffUntil_ = now + delay;
-    if (!this.draining_) this.settleWaiters_(false);
+  private left(n: number): void {
+    if (n === 0) return;
+    this.events.departed();
+    this.settleWaiters(true);
   }
 
-  private left_(n: number): void {
-    this.departedTotal_ += n;
-    this.events_.departed_();
-    this.settleWaiters_(true);
-  }
-
-  /** Samples evicted by overflow also count as gone for flush targets. */
-  evicted_(): void {
-    this.departedTotal_++;
-  }
-
-  private settleWaiters_(ok: boolean): void {
-    if (this.waiters_.length === 0) return;
-    const keep: typeof this.waiters_ = [];
-    for (const w of this.waiters_) {
+  private settleWaiters(ok: boolean): void {
+    if (this.waiters.length === 0) return;
+    const departed = this.queue.end - this.queue.length;
+    const keep: typeof this.waiters = [];
+    for (const w of this.waiters) {
       if (!ok) w.resolve(false);
-      else if (this.departedTotal_ >= w.target && !this.inFlight_) w.resolve(true);
+      else if (departed >= w.target && !this.busy) w.resolve(true);
       else keep.push(w);
     }
-    this.waiters_ = keep;
+    this.waiters = keep;
+  }
+
+  private finishDrain(): void {
+    const resolve = this.drained;
+    this.drained = null;
+    if (resolve !== null) resolve();
   }
 
   /** Arms the one timer for the next attempt, or asks the lane now. */
-  private schedule_(): void {
-    this.plan_();
-    this.watch_();
+  private schedule(): void {
+    this.plan();
+    this.watch();
   }
 
-  private plan_(): void {
-    if (this.inFlight_ || this.stopped_) return;
-    if (this.queue_.length === 0) {
-      this.cancelTimer_();
-      this.settleWaiters_(true);
-      this.finishDrain_();
+  private plan(): void {
+    if (this.busy || this.stopped) return;
+    if (this.queue.length === 0) {
+      this.cancelTimer();
+      this.settleWaiters(true);
+      this.finishDrain();
       return;
     }
-    const now = this.host_.now();
-    const s = this.settings_;
-    const isolating = this.suspect_ > 0 || this.badIndex_ >= 0;
-    const urgent = isolating || this.retrying_ || this.queue_.length >= this.batchLimit_ || this.waiters_.length > 0 || this.draining_;
-    let at = urgent ? now : Math.min(this.lastSendAt_ + s.flushMs, this.queue_.oldestAt() + s.maxLatencyMs);
-    at = Math.max(at, this.backoffUntil_, this.holdUntil_);
+    const now = this.host.now();
+    const s = this.settings;
+    const urgent = this.head.state !== IDLE || this.head.retrying || this.queue.length >= this.limit || this.waiters.length > 0 || this.draining;
+    let at = urgent ? now : Math.min(this.lastSendAt + s.flushMs, this.queue.oldestAt() + s.maxLatencyMs);
+    at = Math.max(at, this.head.at);
     if (at <= now) {
-      this.fire_();
+      this.fire();
       return;
     }
-    if (this.timer_ !== null && this.wakeAt_ <= at) return;
-    this.cancelTimer_();
-    this.wakeAt_ = at;
-    this.timer_ = this.host_.setTimer(at - now, this.onTimer_);
+    if (this.timer !== null && this.wakeAt <= at) return;
+    this.cancelTimer();
+    this.wakeAt = at;
+    this.timer = this.host.setTimer(at - now, this.onTimer);
   }
 
-  private fire_(): void {
-    this.cancelTimer_();
-    this.want_();
-    this.watch_();
+  private fire(): void {
+    this.cancelTimer();
+    this.want();
+    this.watch();
   }
 
   /**
-   * Tells the queue which sample needs `queued_()`, after every change of the state that decides it: every
+   * Tells the queue which sample needs `queued()`, after every change of the state that decides it: every
    * one while no flush is pending (the first arms the timer), the one that fills a batch while the timer
-   * runs, none while a request is out (its answer reschedules).
+   * runs, none while a run is under way (its answer reschedules).
    */
-  private watch_(): void {
-    this.queue_.wake_(this.inFlight_ || this.stopped_ ? Infinity : this.timer_ === null ? 1 : this.batchLimit_);
+  private watch(): void {
+    this.queue.wake(this.busy || this.stopped ? Infinity : this.timer === null ? 1 : this.limit);
   }
 
-  private cancelTimer_(): void {
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    this.timer_ = null;
-    this.wakeAt_ = Infinity;
+  private cancelTimer(): void {
+    if (this.timer !== null) this.host.clearTimer(this.timer);
+    this.timer = null;
+    this.wakeAt = Infinity;
   }
 }

@@ -272,32 +272,44 @@ describe('failures', () => {
 describe('reconciliation', () => {
   const readBacks = (service: FakeService) => service.requests.filter((r) => r.url.includes('/feeds/last'));
 
-  it('reads the batch back silently once reconcileAfterMs passed, newest resource first, and drops it when stored', async () => {
-    const { agent, service, clock } = setup({}, { reconcileAfterMs: 20_000 });
+  it('reads the batch back silently reconcileAfterMs after a timeout, newest resource first, and drops it when stored', async () => {
+    const { agent, service, clock } = setup({}, { timeoutMs: 2_000, reconcileAfterMs: 20_000 });
     await agent.start();
     fill(agent, 3);
     fill(agent, 2, 2, 10);
-    service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
+    service.faults.push({ kind: 'timeout', store: true });
     void agent.flush();
-    await clock.advance(19_999);
+    await clock.advance(21_999);
     expect(readBacks(service)).toHaveLength(0);
     await clock.advance(1);
-    expect(readBacks(service).map((r) => [r.at, new URL(r.url).pathname.split('/')[5], r.silent])).toEqual([[20_000, '2,1', true]]);
+    expect(readBacks(service).map((r) => [r.at, new URL(r.url).pathname.split('/')[5], r.silent])).toEqual([[22_000, '2,1', true]]);
     expect(posts(service)).toHaveLength(1);
     expect([service.stored(1), service.stored(2)]).toEqual([[0, 1, 2], [10, 11]]);
     expect(agent.stats()).toMatchObject({ ambiguous: 5, reconciled: 5, unresolved: 0, sent: 5, batches: 0, queued: 0 });
   });
 
-  it('waits the whole of reconcileAfterMs on a host whose timers fire a little early, as Node\'s do', async () => {
-    // Node fires a timer once its loop clock, in whole ms, has moved by the delay (at least 1): up to 1 ms early.
-    const early = (host: Host, clock: VirtualClock): Host => ({ ...host, setTimer: (ms, fn) => clock.setTimer(Math.max(1, ms) - 0.5, fn) });
-    const { agent, service, clock } = setup({}, { reconcileAfterMs: 20_000 }, { host: early });
+  it('after a reset reads back at once, and sends again what the read shows was not stored, counted nowhere else', async () => {
+    const { agent, service, clock } = setup();
     await agent.start();
     fill(agent, 3);
     service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
     void agent.flush();
+    await clock.advance(0);
+    expect(readBacks(service).map((r) => r.at)).toEqual([0]);
+    expect(service.stored(1)).toEqual([0, 1, 2]);
+    expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 0, queued: 0 });
+  });
+
+  it('waits the whole of reconcileAfterMs on a host whose timers fire a little early, as Node\'s do', async () => {
+    // Node fires a timer once its loop clock, in whole ms, has moved by the delay (at least 1): up to 1 ms early.
+    const early = (host: Host, clock: VirtualClock): Host => ({ ...host, setTimer: (ms, fn) => clock.setTimer(Math.max(1, ms) - 0.5, fn) });
+    const { agent, service, clock } = setup({}, { timeoutMs: 1_000, reconcileAfterMs: 20_000 }, { host: early });
+    await agent.start();
+    fill(agent, 3);
+    service.faults.push({ kind: 'timeout', store: false });
+    void agent.flush();
     await clock.advance(60_000);
-    expect(readBacks(service).every((r) => r.at >= 20_000)).toBe(true);
+    expect(readBacks(service).every((r) => r.at >= 21_000)).toBe(true);
     expect(service.stored(1)).toEqual([0, 1, 2]);
     expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 0 });
   });
@@ -347,10 +359,10 @@ describe('reconciliation', () => {
     await agent.start();
     agent.record(1, 5);
     agent.record(2, 6);
-    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
+    service.faults.push({ kind: 'timeout', store: false });
     void agent.flush();
     await clock.advance(0);
-    // Someone else writes the same values, the later element's first.
+    // While the request is out, someone else writes the same values, the later element's first.
     service.command(2, 6);
     service.command(1, 5);
     await clock.advance(60_000);
@@ -374,15 +386,17 @@ describe('reconciliation', () => {
   });
 
   it('flush() does not wait: a read-back that shows nothing before reconcileAfterMs proves nothing, so it counts unresolved', async () => {
-    const { agent, service, clock } = setup();
+    const { agent, service, clock } = setup({}, { timeoutMs: 1_000 });
     await agent.start();
     fill(agent, 3);
-    service.faults.push({ kind: 'network', maybeDelivered: true, store: false });
-    expect(await agent.flush()).toBe(false);
+    service.faults.push({ kind: 'timeout', store: false });
+    const first = agent.flush();
+    await clock.advance(1_000);
+    expect(await first).toBe(false);
     const done = agent.flush();
     await clock.advance(0);
     expect(await done).toBe(true);
-    expect(readBacks(service).map((r) => r.at)).toEqual([0]);
+    expect(readBacks(service).map((r) => r.at)).toEqual([1_000]);
     expect(service.stored(1)).toEqual([0, 1, 2]);
     expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 3 });
   });

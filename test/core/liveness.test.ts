@@ -1,7 +1,6 @@
 // Delivery stays live under the faults that once stopped it: an unknown outcome at the default settings,
 // an overflow eviction while a refused element is isolated, a command handler that never settles, and a
 // resource that disappears from the service. Each one stopped delivery or set a valid reading aside.
-// Marked `it.fails` while the engine still has these faults: each must fail today (see issue 15).
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/core/agent';
 import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
@@ -39,7 +38,7 @@ const range = (from: number, count: number): number[] => Array.from({ length: co
 const posts = (service: FakeService) => service.requests.filter((r) => r.method === 'POST');
 
 describe('an unknown outcome at the default settings', () => {
-  it.fails('after a reset once the service stored the batch: read back at once, and nothing waits 30 s', async () => {
+  it('after a reset once the service stored the batch: read back at once, and nothing waits 30 s', async () => {
     const { agent, service, clock } = setup();
     await agent.start();
     service.faults.push({ kind: 'network', maybeDelivered: true, store: true });
@@ -52,7 +51,7 @@ describe('an unknown outcome at the default settings', () => {
     await agent.stop();
   });
 
-  it.fails('after a timeout: delivery stops for a few seconds at most', async () => {
+  it('after a timeout: delivery stops for a few seconds at most', async () => {
     const { agent, service, clock } = setup();
     await agent.start();
     service.faults.push({ kind: 'timeout', store: true });
@@ -67,7 +66,7 @@ describe('an unknown outcome at the default settings', () => {
     await agent.stop();
   });
 
-  it.fails('stop() drains at once after an unknown outcome: it reads back rather than waiting out the window', async () => {
+  it('stop() drains at once after an unknown outcome: it reads back rather than waiting out the window', async () => {
     const { agent, service, clock } = setup();
     await agent.start();
     for (const v of range(0, 30)) agent.record(1, v);
@@ -83,7 +82,7 @@ describe('an unknown outcome at the default settings', () => {
 });
 
 describe('isolation beside overflow', () => {
-  it.fails('never sets aside a valid reading when an eviction shifts the queue while a prefix is out', async () => {
+  it('never sets aside a valid reading when an eviction shifts the queue while a prefix is out', async () => {
     // Operation 4 answers after 100 ms, so that a record() lands while the prefix before the refused element is out.
     const slow = (host: Host, clock: VirtualClock): Host => ({
       ...host,
@@ -110,7 +109,7 @@ describe('isolation beside overflow', () => {
 });
 
 describe('commands', () => {
-  it.fails('a handler that never settles does not stop delivery', async () => {
+  it('a handler that never settles does not stop delivery', async () => {
     const handled: unknown[] = [];
     const { agent, service, clock } = setup({
       actuators: [{ resource: 5, every: 1_000, handle: (v) => { handled.push(v); return new Promise<void>(() => undefined); } }],
@@ -126,8 +125,79 @@ describe('commands', () => {
   });
 });
 
+describe('commands beside delivery', () => {
+  it('a slow handler holds the next command of its actuator until its time limit, then is reported and no longer awaited', async () => {
+    const handled: unknown[] = [];
+    const { agent, service, clock } = setup({
+      actuators: [{ resource: 5, every: 500, timeoutMs: 5_000, handle: (v) => { handled.push(v); return handled.length === 1 ? new Promise<void>(() => undefined) : undefined; } }],
+    });
+    await agent.start();
+    service.command(5, 1);
+    await clock.advance(600);
+    service.command(5, 0);
+    await clock.advance(1_000);
+    expect(handled).toEqual([true]);
+    await clock.advance(4_000);
+    expect(handled).toEqual([true, false]);
+    expect(agent.stats()).toMatchObject({ commands: 2, commandErrors: 1 });
+    expect(agent.stats().lastError).toContain('has not settled after 5000 ms');
+    await agent.stop();
+  });
+
+  it('polls commands while the uplink is saturated: batches and polls take turns', async () => {
+    // Every request takes 50 ms, and 500 samples in batches of 10 keep the uplink wanting the lane for 2.5 s.
+    const slow = (host: Host, clock: VirtualClock): Host => ({
+      ...host,
+      request: (req) => host.request(req).then((result) => new Promise((resolve) => clock.setTimer(50, () => resolve(result)))),
+    });
+    const { agent, service, clock } = setup({ actuators: [{ resource: 5, every: 100, handle: () => undefined }] }, { batch: 10 }, slow);
+    const started = agent.start();
+    await clock.advance(50);
+    await started;
+    for (const v of range(0, 500)) agent.record(1, v);
+    await clock.advance(2_000);
+    const polls = service.requests.filter((r) => r.url.includes('/feeds/last'));
+    expect(polls.length).toBeGreaterThanOrEqual(10);
+    await clock.advance(5_000);
+    expect(service.stored(1)).toEqual(range(0, 500));
+    const stopped = agent.stop();
+    await clock.advance(100);
+    await stopped;
+  });
+});
+
+describe('stop() while the token is refused', () => {
+  it('tries once at once rather than waiting out authRetryMs, and delivers everything once the token is accepted', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    const token = service.token;
+    service.token = 'rotated';
+    for (const v of range(0, 10)) agent.record(1, v);
+    expect(await agent.flush()).toBe(false);
+    expect(agent.stats().authPaused).toBe(true);
+    service.token = token;
+    const stopped = agent.stop({ timeoutMs: 1_000 });
+    await clock.advance(0);
+    expect((await stopped).queued).toBe(0);
+    expect(service.stored(1)).toEqual(range(0, 10));
+  });
+
+  it('refused again, stops draining at once: what is queued stays', async () => {
+    const { agent, service, clock } = setup();
+    await agent.start();
+    service.token = 'rotated';
+    for (const v of range(0, 10)) agent.record(1, v);
+    expect(await agent.flush()).toBe(false);
+    const stopped = agent.stop({ timeoutMs: 60_000 });
+    await clock.advance(0);
+    expect(posts(service)).toHaveLength(2);
+    expect((await stopped).queued).toBe(10);
+    expect(clock.now()).toBe(0);
+  });
+});
+
 describe('a resource that disappears', () => {
-  it.fails('costs a request once, not per sample: its samples are set aside at intake', async () => {
+  it('costs a request once, not per sample: its samples are set aside at intake', async () => {
     const { agent, service, clock, setAside } = setup({}, { flushMs: 1_000 });
     await agent.start();
     service.resources.splice(0, 1);
@@ -141,6 +211,28 @@ describe('a resource that disappears', () => {
     expect(setAside.filter((s) => s.resource === 1)).toHaveLength(80);
     // 20 s of flushes every second; the first sample of the vanished resource costs at most two more.
     expect(posts(service).length).toBeLessThanOrEqual(24);
+    await agent.stop();
+  });
+
+  it('is looked up again with backoff and comes back when the platform restores it', async () => {
+    const { agent, service, clock, setAside } = setup({}, { flushMs: 1_000 });
+    await agent.start();
+    const removed = service.resources.splice(0, 1);
+    agent.record(1, 1);
+    await clock.advance(2_000);
+    expect(setAside.map((s) => s.value)).toEqual([1]);
+    const lookups = () => service.requests.filter((r) => r.url.endsWith('/resource/1?silent=true')).map((r) => r.at);
+    await clock.advance(60_000);
+    expect(lookups()).toHaveLength(1);
+    await clock.advance(120_000);
+    expect(lookups()).toHaveLength(2);
+    service.resources.unshift(...removed);
+    await clock.advance(240_000);
+    expect(lookups()).toHaveLength(3);
+    expect(agent.record(1, 2)).toBe(true);
+    await clock.advance(2_000);
+    expect(service.stored(1)).toEqual([2]);
+    expect(agent.stats().setAside).toBe(1);
     await agent.stop();
   });
 });

@@ -1,8 +1,9 @@
 // What several scenarios share: an agent configuration whose flush triggers are off unless a scenario
 // turns one on, an agent started on it, counting sensors, waiting in virtual time, and the delivery checks.
-import { createAgent, UPLINK_DEFAULTS } from '../../src/core';
+import { createAgent } from '../../src/core';
+import { settleMs, uplinkSettings } from '../../src/core/config';
 import type { Agent, AgentConfig, InputValue, SensorConfig, UplinkConfig } from '../../src/core';
-import { AssertionError, atLeast, atMost, equal, ok } from './assert';
+import { AssertionError, atMost, equal, ok } from './assert';
 import type { RequestRecord, ScenarioContext } from './context';
 import type { FaultAction, FaultRule } from '../support/fault-proxy';
 import type { Scenario } from './run';
@@ -111,19 +112,24 @@ export interface Fate {
   rules?: FaultRule[];
   /** Done after the failure, before anything else reaches the service (another writer). */
   meanwhile?: (ctx: ScenarioContext) => Promise<unknown>;
+  /** Uplink settings beside the scenario's timeout of 5 s. */
+  uplink?: Partial<UplinkConfig>;
 }
 
 /**
  * A batch of five whose request fails without a usable answer (`action` on the proxy; its outcome as the
  * agent sees it: `timeout`, `network` or `200`), then everything is delivered; `fate` says how, a minute
- * after the queue emptied. When the outcome is unknown, the batch's next request is its read-back,
- * `reconcileAfterMs` later.
+ * after the queue emptied. When the outcome is unknown, the batch's next request is its read-back: at
+ * once after a reset or a garbled answer, `reconcileAfterMs` (by default the timeout, at most 2.5 s)
+ * after a timeout.
  */
 export function lostAnswer(name: string, action: FaultAction, outcome: 'timeout' | 'network' | '200', fate: Fate = { counts: [0, 0, 0], copies: 1 }): Scenario {
   return {
     name,
     async run(ctx) {
-      const agent = await startAgent(ctx, { uplink: { timeoutMs: 5_000 } });
+      const config = agentConfig(ctx, { uplink: { timeoutMs: 5_000, ...fate.uplink } });
+      const agent = createAgent(ctx.host, config);
+      await settle(ctx, agent.start());
       await ctx.faults({ op: 'create', action }, ...(fate.rules ?? []));
       const values = recordRun(agent, R.counterA, 1, 5);
       equal(await settle(ctx, agent.flush()), false, 'flush() result');
@@ -138,7 +144,8 @@ export function lostAnswer(name: string, action: FaultAction, outcome: 'timeout'
         // Keep-alive reads may come between; the batch's next request is its read-back.
         const next = ctx.requests.slice(ctx.requests.indexOf(first) + 1).find((r) => r.op === 'create' || r.op === 'last')!;
         equal([next.op, next.path.endsWith('?silent=true')], ['last', true], '[op, silent] of the batch\'s request after the failure');
-        atLeast(next.t - first.end, UPLINK_DEFAULTS.reconcileAfterMs, 'virtual ms before the read-back');
+        const wait = outcome === 'timeout' ? settleMs(uplinkSettings(config)) : 0;
+        equal(next.t - first.end, wait, 'virtual ms before the read-back');
       }
       const stats = agent.stats();
       equal([stats.sent, stats.retries], [5, fate.retries ?? 1], '[sent, retries]');

@@ -1,7 +1,9 @@
 // Reconciliation, branch by branch: a request whose outcome is unknown is read back (operation 6, silent)
 // before anything is sent again. Stored: it leaves the queue, nothing repeated. Not stored: it goes again.
 // Undecidable (another writer, a read-back the service failed): it goes again, counted unresolved, and
-// may be stored twice. A read-back that did not reach the service is tried again.
+// may be stored twice. A read-back that did not reach the service is tried again. After a reset or a
+// garbled answer the read-back goes at once; after a timeout, `reconcileAfterMs` later (by default the
+// timeout, at most 2.5 s).
 import { lostAnswer } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
@@ -19,15 +21,16 @@ export const reconcileScenarios: Scenario[] = [
     counts: [5, 5, 0],
     copies: 1,
   }),
-  lostAnswer('reconcile: the service stores the batch 20 s after the agent gave up: the read-back waits for it', { do: 'late', ms: 20_000 }, 'timeout', {
+  lostAnswer('reconcile: the service stores the batch 20 s after the agent gave up: a read-back told to wait 30 s waits for it', { do: 'late', ms: 20_000 }, 'timeout', {
     counts: [5, 5, 0],
     copies: 1,
+    uplink: { reconcileAfterMs: 30_000 },
   }),
   lostAnswer('reconcile: a request lost on the way: the read-back shows nothing new, it is sent again once', { do: 'lose' }, 'network', {
     counts: [5, 0, 0],
     copies: 1,
   }),
-  lostAnswer('reconcile: another writer on the resource makes it undecidable: sent again, unresolved', { do: 'reset', after: true }, 'network', {
+  lostAnswer('reconcile: another writer on the resource while the read-back waits makes it undecidable: sent again, unresolved', { do: 'hold', after: true }, 'timeout', {
     counts: [5, 0, 5],
     copies: 2,
     meanwhile: (ctx) => ctx.service.create(R.counterA, 999_999),
@@ -44,7 +47,7 @@ export const reconcileScenarios: Scenario[] = [
     retries: 3,
     rules: [{ op: 'last', times: 2, action: { do: 'reset', after: false } }],
   }),
-  lostAnswer('reconcile: a service that stores the batch after the read-back makes a duplicate (the documented limit)', { do: 'late', ms: 40_000 }, 'timeout', {
+  lostAnswer('reconcile: a service that stores the batch 5 s after a timeout, later than the default wait, makes a duplicate (the documented limit)', { do: 'late', ms: 5_000 }, 'timeout', {
     counts: [5, 0, 0],
     copies: 2,
   }),

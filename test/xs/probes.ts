@@ -7,6 +7,7 @@ import type { SampleValue } from '../../src/core/host';
 import { SampleQueue } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
 import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/validate';
+import { decisions } from '../support/decision-table';
 
 const INPUTS: SampleValue[] = [0, -0, 1, 1.5, -3, 1e21, 1e-7, 123456789.125, NaN, Infinity, true, false, '', '7', ' 7', '1e3', '0x10', '.5', 'on', 'ON', 'off!', 'é', '😀', '\u2028'];
 
@@ -30,6 +31,9 @@ function fillQueue(queue: SampleQueue, count: number, base: number): string[] {
 }
 
 export const probes: Record<string, () => unknown> = {
+  /** docs/architecture.md's decision table through decide(). */
+  decisions,
+
   validation: () =>
     RESTRICTIONS.map((r) => {
       const restriction = compileRestriction(r);
