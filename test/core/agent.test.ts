@@ -6,9 +6,8 @@ import type { Agent } from '../../src/core/agent';
 import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
 import { ConfigError } from '../../src/core/config';
 import type { Host, QueueStorage, SampleValue } from '../../src/core/host';
-import { createRandom } from '../../src/core/random';
 import { FakeService } from '../support/fake-service';
-import type { FakeResource, Fault } from '../support/fake-service';
+import type { FakeResource } from '../support/fake-service';
 import { VirtualClock } from '../support/virtual-clock';
 
 const RESOURCES: FakeResource[] = [
@@ -894,96 +893,4 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
     expect(second.service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(held()).toEqual([]);
   });
-});
-
-describe('property: nothing accepted is lost, and only unresolved samples can be stored twice', () => {
-  // Each takes the random source and the number of elements in the request.
-  type Schedule = (r: () => number, n: number) => Fault | null;
-  // Answers, and failures whose outcome is known.
-  const KNOWN: Schedule[] = [
-    () => null,
-    () => null,
-    () => null,
-    () => ({ kind: 'network', maybeDelivered: false }),
-    () => ({ kind: 'status', status: 503 }),
-    () => ({ kind: 'status', status: 429, retryAfter: '3' }),
-    // A real 413 blames the size of a batch; a single sample that is too large is set aside, not lost.
-    (_r, n) => (n > 1 ? { kind: 'status', status: 413 } : null),
-    () => ({ kind: 'status', status: 401 }),
-  ];
-  // Outcomes unknown to the agent, whether or not the service stored the batch first.
-  const ANY: Schedule[] = [
-    ...KNOWN,
-    (r) => ({ kind: 'network', maybeDelivered: true, store: r() < 0.5 }),
-    (r) => ({ kind: 'timeout', store: r() < 0.5 }),
-    (r) => ({ kind: 'body', body: '{"success":true}', store: r() < 0.5 }),
-  ];
-  // Outcomes unknown only after the service stored the batch: a reset, a garbled answer, an answer too late.
-  const AFTER_COMMIT: Schedule[] = [
-    ...KNOWN,
-    () => ({ kind: 'network', maybeDelivered: true, store: true }),
-    () => ({ kind: 'body', body: '{"success":true}', store: true }),
-    () => ({ kind: 'timeout', store: true }),
-  ];
-  const READ_FAULTS: Fault[] = [
-    { kind: 'status', status: 503 },
-    { kind: 'network', maybeDelivered: true },
-    { kind: 'timeout' },
-    { kind: 'body', body: '{"success":' },
-  ];
-
-  /** One seeded run: random batches, samples and failures, then a stop. Throws if an accepted sample is missing. */
-  async function run(seed: number, schedules: Schedule[], readFaults: boolean) {
-    const r = createRandom(seed);
-    const { agent, service, clock } = setup({ seed, resources: [1, 2] }, {
-      batch: 1 + Math.floor(r() * 20), queue: 200, timeoutMs: 1_000, flushMs: 500, maxLatencyMs: 800,
-      backoffBaseMs: 100, backoffCapMs: 2_000, authRetryMs: 3_000, startJitterMs: 300, reconcileAfterMs: 2_000,
-    });
-    service.faultFor = (n) => schedules[Math.floor(r() * schedules.length)](r, n);
-    if (readFaults) service.readFaultFor = () => (r() < 0.3 ? READ_FAULTS[Math.floor(r() * READ_FAULTS.length)] : null);
-    await agent.start();
-    const accepted: number[][] = [[], []];
-    const total = 20 + Math.floor(r() * 80);
-    for (let i = 0; i < total; i++) {
-      const resource = 1 + Math.floor(r() * 2);
-      if (agent.record(resource, i)) accepted[resource - 1].push(i);
-      if (r() < 0.3) await clock.advance(Math.floor(r() * 400));
-    }
-    service.faultFor = null;
-    service.readFaultFor = null;
-    const stats = await Promise.all([agent.stop({ timeoutMs: 60_000 }), clock.advance(60_000)]).then(([s]) => s);
-    for (const resource of [1, 2]) {
-      const stored = service.stored(resource) as number[];
-      const want = accepted[resource - 1];
-      // Every accepted value arrived, in order of first arrival; any extra is a repeat of one that did.
-      const firsts = stored.filter((v, i) => stored.indexOf(v) === i);
-      if (JSON.stringify(firsts) !== JSON.stringify(want)) {
-        throw new Error('seed ' + seed + ' resource ' + resource + ': stored ' + JSON.stringify(stored) + ', accepted ' + JSON.stringify(want));
-      }
-    }
-    expect(stats).toMatchObject({ queued: 0, droppedOverflow: 0, setAside: 0, sent: stats.accepted });
-    return { stats, duplicates: service.feeds.length - stats.accepted };
-  }
-
-  it('holds over 1,000 random failure schedules, read-backs failing too: duplicates only of unresolved samples', async () => {
-    let unresolved = 0;
-    for (let seed = 1; seed <= 1_000; seed++) {
-      const { stats, duplicates } = await run(seed, ANY, true);
-      expect(duplicates, 'seed ' + seed).toBeLessThanOrEqual(stats.unresolved);
-      unresolved += stats.unresolved;
-    }
-    // The schedules did reach the fallback: read-backs failed and batches went again unresolved.
-    expect(unresolved).toBeGreaterThan(0);
-  }, 120_000);
-
-  it('stores nothing twice over 500 schedules where every unknown outcome came after the service stored the batch', async () => {
-    let reconciled = 0;
-    for (let seed = 1; seed <= 500; seed++) {
-      const { stats, duplicates } = await run(seed, AFTER_COMMIT, false);
-      expect([duplicates, stats.unresolved, stats.reconciled], 'seed ' + seed + ': [duplicates, unresolved, reconciled]')
-        .toEqual([0, 0, stats.ambiguous]);
-      reconciled += stats.reconciled;
-    }
-    expect(reconciled).toBeGreaterThan(0);
-  }, 120_000);
 });

@@ -1,6 +1,7 @@
-// Deterministic workouts of the core's parts below the agent. Each returns JSON; the XS test runs every
-// probe on Node and inside the worker and requires the same answer, so an engine difference in string,
-// regex, number or typed-array behaviour shows up here, named, before it shows up in a scenario.
+// Deterministic workouts of the core's parts, and the property of delivery. Each returns JSON, or a
+// promise of it; the XS test runs every probe on Node and inside the worker and requires the same answer,
+// so an engine difference in string, regex, number or typed-array behaviour shows up here, named, before
+// it shows up in a scenario.
 import { checkConfig, ConfigError } from '../../src/core/config';
 import { elementIndexOf, parseRetryAfter, redact } from '../../src/core/errors';
 import type { SampleValue } from '../../src/core/host';
@@ -8,6 +9,8 @@ import { SampleQueue } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
 import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/validate';
 import { decisions } from '../support/decision-table';
+import { runProperty } from '../support/property';
+import type { PropertyRun } from '../support/property';
 
 const INPUTS: SampleValue[] = [0, -0, 1, 1.5, -3, 1e21, 1e-7, 123456789.125, NaN, Infinity, true, false, '', '7', ' 7', '1e3', '0x10', '.5', 'on', 'ON', 'off!', 'é', '😀', '\u2028'];
 
@@ -33,6 +36,17 @@ function fillQueue(queue: SampleQueue, count: number, base: number): string[] {
 export const probes: Record<string, () => unknown> = {
   /** docs/architecture.md's decision table through decide(). */
   decisions,
+
+  /** The property of delivery (test/support/property.ts), 40 seeds of each kind of run. */
+  property: async () => {
+    const all: PropertyRun[] = [];
+    for (const afterCommitOnly of [false, true]) {
+      for (const rich of [false, true]) {
+        for (let seed = 1; seed <= 40; seed++) all.push(await runProperty(seed, { afterCommitOnly, readFaults: !afterCommitOnly, rich }));
+      }
+    }
+    return all;
+  },
 
   validation: () =>
     RESTRICTIONS.map((r) => {
