@@ -1,10 +1,11 @@
-// `npm run soak`: the long runs, a few minutes in all. SOAK_SEED=n replays a fault schedule, SOAK_MINUTES
+// `npm run soak`: the long runs, ten minutes or so in all. SOAK_SEED=n replays a fault schedule, SOAK_MINUTES
 // sets the fault soak's length (default 3). Each run prints what it saw, counted from the service's side;
 // README.md's Guarantees section shows the latest fault soak.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildInto, workDir } from '../test/support/build';
 import { killAll } from '../test/support/children';
 import { faultSoakProblems, faultSoakText, runFaultSoak } from './faults';
+import { livenessProblems, livenessText, runLiveness } from './liveness';
 import { nodeOverload, overloadProblems, overloadText } from './overload';
 import { revokeProblems, revokeText, runRevoke } from './revoke';
 import { tallyTable } from './tally';
@@ -28,6 +29,14 @@ it(`fault soak, ${MINUTES} min (SOAK_SEED=${SEED})`, async () => {
   console.log(faultSoakText(report, tallyTable));
   expect(faultSoakProblems(report)).toEqual([]);
 });
+
+for (const lostAnswersOnly of [false, true]) {
+  it(`liveness, ${MINUTES} min under ${lostAnswersOnly ? 'lost answers only' : 'the fault mix of issue 15'}, 5 s of drain (SOAK_SEED=${SEED})`, async () => {
+    const report = await runLiveness({ seed: SEED, durationMs: MINUTES * 60_000, drainMs: 5_000, lostAnswersOnly, cli, dir: work.dir });
+    console.log(livenessText(report, tallyTable));
+    expect(livenessProblems(report)).toEqual([]);
+  });
+}
 
 it('token revoked for 30 s, then restored', async () => {
   const report = await runRevoke({ beforeMs: 10_000, revokedMs: 30_000, afterMs: 10_000, cli, dir: work.dir });
