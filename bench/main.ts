@@ -11,6 +11,7 @@ import type { BenchRow, BenchSection } from './section';
 
 const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   footprint: async () => (await import('./footprint')).benchFootprint(),
+  engine: async () => (await import('./engine')).benchEngine(),
   service: async () => (await import('./service')).benchService(),
   wire: async () => (await import('./wire')).benchWire(),
   node: async () => (await import('./end-to-end')).benchEndToEnd(),
