@@ -25,12 +25,9 @@ async function scriptSlots(script: string): Promise<number> {
   }
 }
 
-/**
- * The core as one minified ES2020 script, with the names of internal members (those ending in `_`,
- * docs/xs.md) shortened as a minifier can only do for names it knows are private.
- */
+/** The core as one minified ES2020 script: what a minifier makes of it, member names kept. */
 function minifiedCore(): Promise<string> {
-  return bundleForXs(CORE_ENTRY, { minify: true, mangleProps: /_$/, globalName: 'FeedAgentCore' });
+  return bundleForXs(CORE_ENTRY, { minify: true, globalName: 'FeedAgentCore' });
 }
 
 export async function benchFootprint(): Promise<BenchSection> {

@@ -78,212 +78,212 @@ export function createAgent(host: Host, config: AgentConfig): Agent {
 }
 
 class FeedAgent implements Agent {
-  private readonly counters_: Counters = createCounters();
-  private readonly queue_: SampleQueue;
-  private readonly client_: FeedClient;
-  private readonly resources_: Resources;
+  private readonly counters: Counters = createCounters();
+  private readonly queue: SampleQueue;
+  private readonly client: FeedClient;
+  private readonly resources: Resources;
   /** `resources.byId_`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
-  private readonly known_: Record<number, Known>;
-  private readonly sampler_: Sampler;
-  private readonly uplink_: Uplink;
-  private readonly reconciler_: Reconciler;
-  private readonly vanished_: Vanished;
-  private readonly commands_: Commands;
-  private readonly keepAlive_: KeepAlive;
-  private readonly lookupJob_: Job;
-  private readonly lane_: Lane;
-  private readonly warned_ = new Set<number>();
-  private state_: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  /** Sequence numbers matter to durable storage only, whose samples all take `intake_`. */
-  private nextSeq_ = 0;
+  private readonly known: Record<number, Known>;
+  private readonly sampler: Sampler;
+  private readonly uplink: Uplink;
+  private readonly reconciler: Reconciler;
+  private readonly vanished: Vanished;
+  private readonly commands: Commands;
+  private readonly keepAlive: KeepAlive;
+  private readonly lookupJob: Job;
+  private readonly lane: Lane;
+  private readonly warned = new Set<number>();
+  private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  /** Sequence numbers matter to durable storage only, whose samples all take `intake`. */
+  private nextSeq = 0;
   /** `queue.end` once durable storage was restored: every later position is a sample accepted by this run. */
-  private restoredEnd_ = 0;
-  private ackedSeq_ = -1;
+  private restoredEnd = 0;
+  private ackedSeq = -1;
   /** Queue position up to which durable storage holds the samples (`end` while it writes every sample). */
-  private storedEnd_ = 0;
+  private storedEnd = 0;
   /** Sequence number of the newest sample in durable storage; -1 when none. */
-  private lastStoredSeq_ = -1;
+  private lastStoredSeq = -1;
   /** `QueueStorage.spillEvery`, or 0 for a storage that takes every sample as it is accepted. */
-  private readonly spillEvery_: number;
-  /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery_` on. */
-  private nextSpillAt_ = 0;
+  private readonly spillEvery: number;
+  /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
+  private nextSpillAt = 0;
   /** The uplink said a request failed and none was acknowledged since: storage that writes when needed writes. */
-  private failing_ = false;
-  private lookupTimer_: unknown = null;
+  private failing = false;
+  private lookupTimer: unknown = null;
 
   constructor(
-    private readonly host_: Host,
-    private readonly config_: AgentConfig,
+    private readonly host: Host,
+    private readonly config: AgentConfig,
   ) {
-    const s = uplinkSettings(config_);
-    this.spillEvery_ = host_.storage?.spillEvery ?? 0;
-    const sensors = config_.sensors ?? [];
-    const actuators = config_.actuators ?? [];
-    this.queue_ = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host_.storage !== undefined });
+    const s = uplinkSettings(config);
+    this.spillEvery = host.storage?.spillEvery ?? 0;
+    const sensors = config.sensors ?? [];
+    const actuators = config.actuators ?? [];
+    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined });
     // Every request of every part passes here: the one place that counts them.
-    this.client_ = new FeedClient((req) => (this.counters_.requests++, host_.request(req)), {
-      baseUrl: config_.url,
-      publicKey: config_.publicKey,
-      token: config_.token,
+    this.client = new FeedClient((req) => (this.counters.requests++, host.request(req)), {
+      baseUrl: config.url,
+      publicKey: config.publicKey,
+      token: config.token,
       timeoutMs: s.timeoutMs,
     });
     const ids: number[] = [];
-    for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config_.resources ?? [])]) {
+    for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.resources_ = new Resources(ids, (id) => this.queue_.numberTag(id));
-    this.known_ = this.resources_.byId_;
-    const random = createRandom(config_.seed ?? Math.floor(Math.random() * 4294967296));
-    const report = (level: LogLevel, message: string): void => this.log_(level, message);
+    this.resources = new Resources(ids, (id) => this.queue.numberTag(id));
+    this.known = this.resources.byId_;
+    const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
+    const report = (level: LogLevel, message: string): void => this.log(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler_ = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : []);
-    this.vanished_ = new Vanished(host_, this.client_, this.resources_, report, () => this.lane_.want(this.vanished_));
-    this.uplink_ = new Uplink(host_, this.client_, this.queue_, s, this.counters_, random, {
-      setAside: (resource, value, reason, quiet) => this.setAside_(resource, value, reason, quiet),
-      departed: () => this.checkpoint_(),
-      presence: () => this.keepAlive_.seen_(),
+    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : []);
+    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished));
+    this.uplink = new Uplink(host, this.client, this.queue, s, this.counters, random, {
+      setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
+      departed: () => this.checkpoint(),
+      presence: () => this.keepAlive.seen_(),
       failing: (failing) => {
-        this.failing_ = failing;
+        this.failing = failing;
       },
       report,
-    }, () => this.lane_.want(this.uplink_), this.reconciler_, this.vanished_);
-    this.commands_ = new Commands(host_, actuators, this.client_, this.resources_, this.counters_, report, () => this.lane_.want(this.commands_));
-    this.keepAlive_ = new KeepAlive(host_, this.client_, ids, this.counters_, report, () => this.lane_.want(this.keepAlive_),
-      config_.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
-    this.lookupJob_ = { wanted: false, run: () => this.lookup_() };
+    }, () => this.lane.want(this.uplink), this.reconciler, this.vanished);
+    this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
+    this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
+      config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
+    this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
-    this.lane_ = new Lane([this.lookupJob_, this.uplink_, this.commands_, this.keepAlive_, this.vanished_]);
-    this.sampler_ = new Sampler(host_, sensors, {
+    this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive, this.vanished]);
+    this.sampler = new Sampler(host, sensors, {
       sample_: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
       },
-      readFailed_: (i, e) => this.invalid_(sensors[i].resource, 'read failed: ' + errorText(e)),
+      readFailed_: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + errorText(e)),
     });
   }
 
   async start(): Promise<void> {
-    if (this.state_ !== 'new') throw new Error('the agent was started already');
-    this.restore_();
-    const failure = await this.lookupOnce_();
+    if (this.state !== 'new') throw new Error('the agent was started already');
+    this.restore();
+    const failure = await this.lookupOnce();
     if (failure instanceof MissingResourceError || (failure instanceof FeedError && !failure.retryable)) {
-      this.state_ = 'stopped';
-      this.host_.storage?.close?.();
+      this.state = 'stopped';
+      this.host.storage?.close?.();
       throw failure instanceof MissingResourceError ? new ConfigError([failure.message]) : failure;
     }
     if (failure !== null) {
-      this.log_('warn', 'resource lookup failed, sampling anyway and retrying: ' + errorText(failure));
-      this.armLookup_();
+      this.log('warn', 'resource lookup failed, sampling anyway and retrying: ' + errorText(failure));
+      this.armLookup();
     }
-    this.state_ = 'running';
-    this.resources_.admit_(true);
-    this.sampler_.begin_();
-    this.uplink_.begin();
-    this.commands_.begin();
-    this.keepAlive_.begin_();
-    this.vanished_.begin();
+    this.state = 'running';
+    this.resources.admit_(true);
+    this.sampler.begin_();
+    this.uplink.begin();
+    this.commands.begin();
+    this.keepAlive.begin_();
+    this.vanished.begin();
   }
 
   async stop(options: StopOptions = {}): Promise<AgentStats> {
-    if (this.state_ === 'stopped' || this.state_ === 'stopping') return this.stats();
-    const wasRunning = this.state_ === 'running';
-    this.state_ = 'stopping';
-    this.resources_.admit_(false);
-    this.sampler_.end_();
-    this.commands_.end();
-    this.keepAlive_.end_();
-    this.vanished_.end();
-    if (this.lookupTimer_ !== null) this.host_.clearTimer(this.lookupTimer_);
-    if (wasRunning && options.flush !== false && this.queue_.length > 0) await this.drain_(options.timeoutMs ?? DEFAULT_DRAIN_MS);
-    this.uplink_.end();
+    if (this.state === 'stopped' || this.state === 'stopping') return this.stats();
+    const wasRunning = this.state === 'running';
+    this.state = 'stopping';
+    this.resources.admit_(false);
+    this.sampler.end_();
+    this.commands.end();
+    this.keepAlive.end_();
+    this.vanished.end();
+    if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
+    if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
+    this.uplink.end();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
-    await this.uplink_.whenIdle();
+    await this.uplink.whenIdle();
     this.persist();
-    this.state_ = 'stopped';
-    this.host_.storage?.close?.();
+    this.state = 'stopped';
+    this.host.storage?.close?.();
     return this.stats();
   }
 
   flush(): Promise<boolean> {
-    if (this.state_ !== 'running') return Promise.resolve(this.queue_.length === 0);
-    return this.uplink_.flush();
+    if (this.state !== 'running') return Promise.resolve(this.queue.length === 0);
+    return this.uplink.flush();
   }
 
   record(resource: number, value: SampleValue): boolean {
-    const known = this.known_[resource];
+    const known = this.known[resource];
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
-    // it (the queue's fast lane). Everything else takes `intake_`.
-    if (typeof value === 'number') if (value >= known?.lo_) if (value <= known.hi_) if (this.queue_.pushNumber(known.tag_, value, this.host_.now())) return true;
-    return this.intake_(resource, value);
+    // it (the queue's fast lane). Everything else takes `intake`.
+    if (typeof value === 'number') if (value >= known?.lo_) if (value <= known.hi_) if (this.queue.pushNumber(known.tag_, value, this.host.now())) return true;
+    return this.intake(resource, value);
   }
 
   canSleep(): boolean {
-    return this.queue_.length === 0 && this.lane_.idle;
+    return this.queue.length === 0 && this.lane.idle;
   }
 
   persist(): number {
-    const q = this.queue_;
+    const q = this.queue;
     const first = q.end - q.length;
-    const from = this.unstoredFrom_();
-    if (this.host_.storage === undefined || from === q.end) return 0;
-    this.nextSpillAt_ = q.end + this.spillEvery_;
-    // Acknowledgements first: an eviction's wait here (see keep_), so the burst covers them.
-    this.checkpoint_();
+    const from = this.unstoredFrom();
+    if (this.host.storage === undefined || from === q.end) return 0;
+    this.nextSpillAt = q.end + this.spillEvery;
+    // Acknowledgements first: an eviction's wait here (see keep), so the burst covers them.
+    this.checkpoint();
     let written = 0;
-    this.store_((storage) => {
+    this.store((storage) => {
       for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
       storage.commit?.();
-      this.storedEnd_ = q.end;
-      this.lastStoredSeq_ = q.seqAt(q.length - 1);
+      this.storedEnd = q.end;
+      this.lastStoredSeq = q.seqAt(q.length - 1);
       written = q.end - from;
     });
     return written;
   }
 
   stats(): AgentStats {
-    const c = this.counters_;
-    const oldest = this.queue_.oldestAt();
+    const c = this.counters;
+    const oldest = this.queue.oldestAt();
     return {
-      queued: this.queue_.length,
-      capacity: this.queue_.capacity,
-      highWater: this.queue_.highWater,
-      accepted: this.queue_.end - this.restoredEnd_,
-      droppedOverflow: this.queue_.droppedOverflow,
+      queued: this.queue.length,
+      capacity: this.queue.capacity,
+      highWater: this.queue.highWater,
+      accepted: this.queue.end - this.restoredEnd,
+      droppedOverflow: this.queue.droppedOverflow,
       ...c,
-      oldestAgeMs: oldest < 0 ? -1 : this.host_.now() - oldest,
-      lastError: c.lastError === null ? null : this.scrub_(c.lastError),
-      authPaused: this.uplink_.authPaused,
-      batchLimit: this.uplink_.batchLimit,
+      oldestAgeMs: oldest < 0 ? -1 : this.host.now() - oldest,
+      lastError: c.lastError === null ? null : this.scrub(c.lastError),
+      authPaused: this.uplink.authPaused,
+      batchLimit: this.uplink.batchLimit,
     };
   }
 
   /** Checks a reading and queues it, with every check and every report. Allocates nothing for a valid number or boolean. */
-  private intake_(resource: number, value: unknown): boolean {
-    if (this.state_ !== 'running') return false;
-    const known = this.known_[resource];
-    if (known === undefined) return this.invalid_(resource, 'not a configured resource (list it under `resources`)');
+  private intake(resource: number, value: unknown): boolean {
+    if (this.state !== 'running') return false;
+    const known = this.known[resource];
+    if (known === undefined) return this.invalid(resource, 'not a configured resource (list it under `resources`)');
     if (typeof value === 'number') {
-      if (!isFinite(value)) return this.invalid_(resource, 'value ' + String(value) + ' is not a finite number');
+      if (!isFinite(value)) return this.invalid(resource, 'value ' + String(value) + ' is not a finite number');
     } else if (typeof value !== 'boolean' && typeof value !== 'string') {
-      return this.invalid_(resource, 'value is ' + (value === null ? 'null' : 'a ' + typeof value) + ', not a number, boolean or string');
+      return this.invalid(resource, 'value is ' + (value === null ? 'null' : 'a ' + typeof value) + ', not a number, boolean or string');
     }
     if (known.gone_) {
       // Reported once, when the service said so (vanished.ts); counted and handed over per sample.
-      this.counters_.setAside++;
-      this.setAside_(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
+      this.counters.setAside++;
+      this.setAside(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
       return false;
     }
     if (known.restriction_) {
       const problem = checkInput(value, known.restriction_);
-      if (problem !== null) return this.invalid_(resource, problem);
+      if (problem !== null) return this.invalid(resource, problem);
     }
-    const seq = this.nextSeq_;
-    const result = this.queue_.push(resource, value, this.host_.now(), seq);
+    const seq = this.nextSeq;
+    const result = this.queue.push(resource, value, this.host.now(), seq);
     if (result === DROPPED_NEW) return false;
-    if (result === TOO_LARGE) return this.invalid_(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
-    this.nextSeq_++;
-    if (this.host_.storage !== undefined) this.keep_(seq, resource, value, result === PUSHED_EVICTED);
-    this.uplink_.queued();
+    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
+    this.nextSeq++;
+    if (this.host.storage !== undefined) this.keep(seq, resource, value, result === PUSHED_EVICTED);
+    this.uplink.queued();
     return true;
   }
 
@@ -292,116 +292,116 @@ class FeedAgent implements Agent {
    * an eviction at once); one that writes when needed waits for a failed flush and `spillEvery` unwritten
    * samples, and learns of evictions with the next burst, so that a full queue does not write per sample.
    */
-  private keep_(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
-    if (this.spillEvery_ === 0) {
-      this.store_((storage) => {
+  private keep(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
+    if (this.spillEvery === 0) {
+      this.store((storage) => {
         storage.append(seq, resource, value);
-        this.storedEnd_ = this.queue_.end;
-        this.lastStoredSeq_ = seq;
+        this.storedEnd = this.queue.end;
+        this.lastStoredSeq = seq;
       });
-      if (evicted) this.checkpoint_();
-    } else if (this.failing_ && this.queue_.end >= this.nextSpillAt_ && this.queue_.end - this.unstoredFrom_() >= this.spillEvery_) {
+      if (evicted) this.checkpoint();
+    } else if (this.failing && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
       this.persist();
     }
   }
 
   /** The first queue position durable storage does not hold: what a burst would write from. */
-  private unstoredFrom_(): number {
-    return Math.max(this.storedEnd_, this.queue_.end - this.queue_.length);
+  private unstoredFrom(): number {
+    return Math.max(this.storedEnd, this.queue.end - this.queue.length);
   }
 
-  private invalid_(resource: number, reason: string): false {
-    this.counters_.rejectedInvalid++;
+  private invalid(resource: number, reason: string): false {
+    this.counters.rejectedInvalid++;
     const message = 'resource ' + resource + ': ' + reason;
-    this.counters_.lastError = message;
+    this.counters.lastError = message;
     // A broken sensor repeats itself: warn once per resource, the rest at debug level.
-    const first = !this.warned_.has(resource);
-    if (first) this.warned_.add(resource);
-    this.log_(first ? 'warn' : 'debug', message);
+    const first = !this.warned.has(resource);
+    if (first) this.warned.add(resource);
+    this.log(first ? 'warn' : 'debug', message);
     return false;
   }
 
-  private setAside_(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
-    if (!quiet) this.log_('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
-    const callback = this.config_.onSetAside;
+  private setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
+    if (!quiet) this.log('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
+    const callback = this.config.onSetAside;
     if (callback === undefined) return;
     try {
-      callback({ resource, value, reason: this.scrub_(reason) });
+      callback({ resource, value, reason: this.scrub(reason) });
     } catch (e) {
-      this.log_('error', 'onSetAside threw: ' + errorText(e));
+      this.log('error', 'onSetAside threw: ' + errorText(e));
     }
   }
 
   /** Tells durable storage that every sample it holds before the head of the queue is finished. */
-  private checkpoint_(): void {
-    if (this.host_.storage === undefined) return;
+  private checkpoint(): void {
+    if (this.host.storage === undefined) return;
     // Past the newest stored sample there is nothing to acknowledge: no write for samples it never held.
-    const done = Math.min(this.queue_.length > 0 ? this.queue_.seqAt(0) - 1 : this.nextSeq_ - 1, this.lastStoredSeq_);
-    if (done <= this.ackedSeq_) return;
-    this.store_((storage) => {
+    const done = Math.min(this.queue.length > 0 ? this.queue.seqAt(0) - 1 : this.nextSeq - 1, this.lastStoredSeq);
+    if (done <= this.ackedSeq) return;
+    this.store((storage) => {
       storage.ack(done);
-      this.ackedSeq_ = done;
+      this.ackedSeq = done;
     });
   }
 
   /** A write to durable storage; a failure is counted and logged, and the sample stays queued in memory. */
-  private store_(write: (storage: QueueStorage) => void): void {
+  private store(write: (storage: QueueStorage) => void): void {
     try {
-      write(this.host_.storage as QueueStorage);
+      write(this.host.storage as QueueStorage);
     } catch (e) {
-      this.counters_.storageErrors++;
-      this.log_('error', 'durable storage: ' + errorText(e));
+      this.counters.storageErrors++;
+      this.log('error', 'durable storage: ' + errorText(e));
     }
   }
 
   /** Puts back what durable storage kept from an earlier run, oldest first. */
-  private restore_(): void {
-    const storage = this.host_.storage;
+  private restore(): void {
+    const storage = this.host.storage;
     if (storage === undefined) return;
-    const now = this.host_.now();
+    const now = this.host.now();
     let restored = 0;
     let first = -1;
-    this.nextSeq_ = storage.load((seq, resource, value) => {
+    this.nextSeq = storage.load((seq, resource, value) => {
       if (first < 0) first = seq;
-      const result = this.queue_.push(resource, value, now, seq);
+      const result = this.queue.push(resource, value, now, seq);
       if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
     });
-    this.restoredEnd_ = this.queue_.end;
-    this.storedEnd_ = this.queue_.end;
-    this.lastStoredSeq_ = this.nextSeq_ - 1;
-    this.ackedSeq_ = first < 0 ? this.nextSeq_ - 1 : first - 1;
-    if (restored > 0) this.log_('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
-    this.checkpoint_();
+    this.restoredEnd = this.queue.end;
+    this.storedEnd = this.queue.end;
+    this.lastStoredSeq = this.nextSeq - 1;
+    this.ackedSeq = first < 0 ? this.nextSeq - 1 : first - 1;
+    if (restored > 0) this.log('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
+    this.checkpoint();
   }
 
   /** The lookup job, after a start that could not reach the service: retried until it is answered. */
-  private async lookup_(): Promise<void> {
-    if (this.state_ !== 'running') return;
-    const failure = await this.lookupOnce_();
+  private async lookup(): Promise<void> {
+    if (this.state !== 'running') return;
+    const failure = await this.lookupOnce();
     if (failure === null) {
-      this.log_('info', 'resource lookup succeeded');
+      this.log('info', 'resource lookup succeeded');
       return;
     }
     const missing = failure instanceof MissingResourceError;
-    this.log_(missing ? 'error' : 'warn', 'resource lookup: ' + errorText(failure));
-    if (!missing) this.armLookup_();
+    this.log(missing ? 'error' : 'warn', 'resource lookup: ' + errorText(failure));
+    if (!missing) this.armLookup();
   }
 
   /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */
-  private async lookupOnce_(): Promise<unknown> {
+  private async lookupOnce(): Promise<unknown> {
     try {
-      this.learnt_(await this.resources_.lookup_(this.client_, (m) => this.log_('warn', m)));
+      this.learnt(await this.resources.lookup_(this.client, (m) => this.log('warn', m)));
       return null;
     } catch (e) {
-      this.counters_.lastError = errorText(e);
+      this.counters.lastError = errorText(e);
       return e;
     }
   }
 
-  private armLookup_(): void {
-    this.lookupTimer_ = this.host_.setTimer(this.config_.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS, () => {
-      this.lookupTimer_ = null;
-      this.lane_.want(this.lookupJob_);
+  private armLookup(): void {
+    this.lookupTimer = this.host.setTimer(this.config.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS, () => {
+      this.lookupTimer = null;
+      this.lane.want(this.lookupJob);
     });
   }
 
@@ -409,34 +409,34 @@ class FeedAgent implements Agent {
    * The lookup succeeded: presence was refreshed, the keep-alive follows the resources' lifetime, and
    * their last feeds are where reconciliation starts from.
    */
-  private learnt_(records: readonly Resource[]): void {
-    this.reconciler_.looked(records);
-    this.resources_.admit_(this.state_ === 'running');
-    this.keepAlive_.seen_();
-    if (this.config_.keepAliveMs === undefined && this.resources_.shortestLifetimeMin_ > 0) {
-      this.keepAlive_.intervalMs_ = (this.resources_.shortestLifetimeMin_ * 60_000) / 2;
+  private learnt(records: readonly Resource[]): void {
+    this.reconciler.looked(records);
+    this.resources.admit_(this.state === 'running');
+    this.keepAlive.seen_();
+    if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin_ > 0) {
+      this.keepAlive.intervalMs_ = (this.resources.shortestLifetimeMin_ * 60_000) / 2;
     }
   }
 
-  private drain_(timeoutMs: number): Promise<void> {
+  private drain(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = this.host_.setTimer(timeoutMs, () => {
-        this.log_('warn', 'stop: drain timed out with ' + this.queue_.length + ' samples queued');
+      const timer = this.host.setTimer(timeoutMs, () => {
+        this.log('warn', 'stop: drain timed out with ' + this.queue.length + ' samples queued');
         resolve();
       });
-      void this.uplink_.drain().then(() => {
-        this.host_.clearTimer(timer);
+      void this.uplink.drain().then(() => {
+        this.host.clearTimer(timer);
         resolve();
       });
     });
   }
 
-  private log_(level: LogLevel, message: string): void {
-    this.host_.log?.(level, this.scrub_(message));
+  private log(level: LogLevel, message: string): void {
+    this.host.log?.(level, this.scrub(message));
   }
 
   /** No message leaves the agent with the token in it (nor any bearer credential). */
-  private scrub_(text: string): string {
-    return redact(text, this.config_.token);
+  private scrub(text: string): string {
+    return redact(text, this.config.token);
   }
 }

@@ -26,8 +26,6 @@ export interface BundleOptions {
   minify?: boolean;
   /** The entry's exports stay reachable as this global (otherwise only its side effects do). */
   globalName?: string;
-  /** Lets the minifier shorten the property names it matches. */
-  mangleProps?: RegExp;
   /** Ends every module whose path this matches with its `__xsPreload` record (device-realm.ts). */
   preload?: RegExp;
 }
@@ -43,7 +41,6 @@ export async function bundleForXs(entry: string, options: BundleOptions = {}): P
     platform: 'neutral',
     minify: options.minify ?? false,
     globalName: options.globalName,
-    mangleProps: options.mangleProps,
     plugins: options.preload ? [preloadPlugin(options.preload)] : [],
     legalComments: 'none',
     logLevel: 'silent',
