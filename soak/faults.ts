@@ -10,7 +10,7 @@ import { startService } from '../src/service';
 import { COUNTERS, counterConfig, deviceEnv, SEED, Sim, summaryOf } from '../test/e2e/support';
 import { actionName, FaultProxy } from '../test/support/fault-proxy';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';
-import { tally } from './tally';
+import { deliveryProblems, tally } from './tally';
 import type { Tally } from './tally';
 
 /** Each counter reads every 40 ms, as in the report that opened issue 9. */
@@ -162,14 +162,8 @@ function schedule(o: Required<FaultSoakOptions>): FaultRule[] {
 
 /** The guarantees the run broke, one line each: none, or the soak fails. */
 export function faultSoakProblems(r: FaultSoakReport): string[] {
-  const all = r.tallies[r.tallies.length - 1];
-  const problems: string[] = [];
-  if (all.lost > 0) problems.push(all.lost + ' accepted samples are not stored');
-  if (all.foreign > 0) problems.push(all.foreign + ' stored values no counter gave');
-  if (!all.inOrder) problems.push('values arrived out of order');
-  if (all.duplicated > r.agent.unresolved) problems.push(all.duplicated + ' duplicates, more than the ' + r.agent.unresolved + ' unresolved samples');
+  const problems = deliveryProblems(r.tallies, r.agent.unresolved, r.exitCode);
   if (r.unknownRequests === 0 || r.agent.reconciled === 0) problems.push('no outcome was unknown and reconciled: the run proved nothing');
-  if (r.exitCode !== 0) problems.push('the simulator exited with ' + r.exitCode);
   return problems;
 }
 

@@ -1,5 +1,5 @@
 // `npm run soak`: the long runs, ten minutes or so in all. SOAK_SEED=n replays a fault schedule, SOAK_MINUTES
-// sets the fault soak's length (default 3). Each run prints what it saw, counted from the service's side;
+// sets the length of the fault soak and of each liveness run (default 3). Each run prints what it saw, counted from the service's side;
 // README.md's Guarantees section shows the latest fault soak.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildInto, workDir } from '../test/support/build';

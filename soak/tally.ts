@@ -62,6 +62,21 @@ export function tally(dbFile: string, durable: string, resources: readonly numbe
   return [...rows, all];
 }
 
+/**
+ * What every soak run must hold, from the last (`all`) row of its tallies: nothing lost, nothing foreign,
+ * first arrivals in order, no more duplicates than the agent's `unresolved` samples, a clean exit.
+ */
+export function deliveryProblems(tallies: readonly Tally[], unresolved: number, exitCode: number | null): string[] {
+  const all = tallies[tallies.length - 1];
+  const problems: string[] = [];
+  if (all.lost > 0) problems.push(all.lost + ' accepted samples are not stored');
+  if (all.foreign > 0) problems.push(all.foreign + ' stored values no counter gave');
+  if (!all.inOrder) problems.push('values arrived out of order');
+  if (all.duplicated > unresolved) problems.push(all.duplicated + ' duplicates, more than the ' + unresolved + ' unresolved samples');
+  if (exitCode !== 0) problems.push('the simulator exited with ' + exitCode);
+  return problems;
+}
+
 /** The tallies as a Markdown table (README, Guarantees). */
 export function tallyTable(rows: readonly Tally[]): string {
   const lines = ['| resource | accepted | stored | lost | duplicated | in order |', '|---|--:|--:|--:|--:|---|'];
