@@ -7,6 +7,7 @@
 // the page as text (textContent, attribute values), never as markup.
 import { getFeeds, getState, writeFeed } from './api.js';
 import { MAX_POINTS, SeriesChart } from './chart.js';
+import { decimalsOf, formatNumber, moment, timeOfDay } from './format.js';
 
 /** @typedef {import('../local-wire').LocalResource} LocalResource */
 /** @typedef {import('../local-wire').LocalDevice} LocalDevice */
@@ -42,6 +43,8 @@ class Card {
     const r = resource.record;
     this.id = r.id_resource;
     this.kind = resource.kind;
+    /** Places a number of this resource shows. */
+    this.decimals = decimalsOf(r.subtype);
     /** The id of the newest feed shown; null until the first load. */
     /** @type {number | null} */
     this.shown = null;
@@ -69,7 +72,7 @@ class Card {
   /** Called once the card is in the page, so that a chart takes its width. */
   mount() {
     if (this.kind === 'string') this.list = /** @type {HTMLOListElement} */ (this.plot.appendChild(node('ol', 'values')));
-    else this.chart = new SeriesChart(this.plot, this.kind);
+    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals);
   }
 
   /** @param {import('../../core/wire').Subtype} subtype */
@@ -105,18 +108,31 @@ class Card {
     }
   }
 
-  /** @param {LocalResource} resource */
-  update(resource) {
+  /**
+   * @param {LocalResource} resource
+   * @param {number} nowMs the service's clock
+   */
+  update(resource, nowMs) {
     const r = resource.record;
     this.presence.textContent = r.is_alive ? 'alive' : 'dead';
     this.presence.className = 'presence ' + (r.is_alive ? 'alive' : 'dead');
-    this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${r.lifetime_updated_at} UTC`;
+    this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${moment(parseTime(r.lifetime_updated_at), nowMs)}`;
     const last = r.last_feed;
     this.facts.replaceChildren(
-      ...fact('last value', last === null ? '—' : last.raw_data, last === null ? '' : `at ${clock(last.created_at)}`),
+      ...fact('last value', last === null ? '—' : this.display(last.raw_data), last === null ? '' : `at ${moment(parseTime(last.created_at), nowMs)}`, last?.raw_data),
       ...fact('requests', count(r.api_requests_usage)),
       ...fact('network', `${count(r.api_network_usage)} B`, `in ${count(r.api_network_income_usage)} · out ${count(r.api_network_outgoing_usage)}`),
     );
+  }
+
+  /**
+   * A value as the card shows it: a number rounded to the resource's places (the full value is the
+   * tooltip's), text as it is.
+   * @param {string} raw
+   */
+  display(raw) {
+    const n = Number(raw);
+    return this.kind === 'string' || raw.trim() === '' || !Number.isFinite(n) ? raw : formatNumber(n, this.decimals);
   }
 
   /**
@@ -176,7 +192,7 @@ class Card {
       const count = feeds.raw_data.length;
       const items = [];
       for (let i = count - 1; i >= Math.max(0, count - LIST_LENGTH); i--) {
-        items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [clock(feeds.created_at[i])])]));
+        items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [moment(parseTime(feeds.created_at[i]), nowMs)])]));
       }
       this.list.prepend(...items);
       while (this.list.children.length > LIST_LENGTH) this.list.lastElementChild?.remove();
@@ -217,13 +233,13 @@ async function poll() {
           section.append(card.root);
           card.mount();
         }
-        card.update(resource);
+        card.update(resource, nowMs);
         work.push(card.sync(resource, nowMs, windowMs));
       }
     }
     await Promise.all(work);
     status.className = 'ok';
-    status.textContent = `live · updated ${clock(state.now)}`;
+    status.textContent = `live · updated ${timeOfDay(nowMs)}`;
     if (!ready) {
       ready = true;
       // The charts are drawn on the next frame; the bench reads this mark (bench/dashboard.ts).
@@ -335,9 +351,12 @@ function button(label, type, onClick) {
  * @param {string} term
  * @param {string} value
  * @param {string} [note]
+ * @param {string} [full] the value unrounded, as a tooltip when it differs
  */
-function fact(term, value, note = '') {
-  return [node('dt', '', [term]), node('dd', '', [node('span', 'value', [value]), note === '' ? '' : node('small', '', [note])])];
+function fact(term, value, note = '', full = value) {
+  const shown = node('span', 'value', [value]);
+  if (full !== value) shown.title = full;
+  return [node('dt', '', [term]), node('dd', '', [shown, note === '' ? '' : node('small', '', [note])])];
 }
 
 /** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
@@ -392,14 +411,9 @@ function stamp(ms) {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** @param {string} stampText */
-function clock(stampText) {
-  return new Date(parseTime(stampText)).toLocaleTimeString();
-}
-
 /** @param {number} n */
 function count(n) {
-  return n.toLocaleString('en');
+  return formatNumber(n, 0);
 }
 
 /** @param {string} id */

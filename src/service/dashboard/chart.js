@@ -1,8 +1,10 @@
 // @ts-check
 // A resource's recent values as a chart: numbers as a line, booleans as a step chart, through uPlot
 // (small, fast, made for time series; docs/dashboard.md). The points live in two plain arrays that grow
-// as feeds arrive and lose what falls out of the window or past MAX_POINTS. The time axis ends at the
-// service's clock, so a chart shows how long ago its last value came.
+// as feeds arrive and lose what falls out of the window or past MAX_POINTS. The time axis is the window
+// itself, ending at the service's clock, whatever the points: every chart of the page spans the same
+// time, and shows how long ago its last value came.
+import { formatNumber, minuteOfDay, timeOfDay } from './format.js';
 
 /** @type {typeof import('uplot')} */
 const uPlot = /** @type {any} */ (window).uPlot;
@@ -10,37 +12,110 @@ const uPlot = /** @type {any} */ (window).uPlot;
 const HEIGHT = 160;
 /** The most points one chart keeps: the page asks for at most this many at start (one page of the API). */
 export const MAX_POINTS = 10_000;
-/** The time axis spans at least this many seconds, so that a single point does not stretch it to years. */
-const MIN_SPAN_S = 60;
+const INK = '#475569';
+/** The axes' font, given to uPlot and used to measure their labels. */
+const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
+/** Room between two time labels, in CSS pixels. */
+const LABEL_GAP = 12;
+/** uPlot's room between a value label and the plot: its tick (10) and gap (5). */
+const Y_TICK_AND_GAP = 15;
+/** The steps between time ticks, in seconds: whole minutes, so that a tick's label needs no seconds. */
+const TIME_STEPS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 14400, 21600, 43200, 86400];
+
+const measure = /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d'));
+measure.font = FONT;
+
+/** @param {string} text width in CSS pixels, in the axes' font */
+function textWidth(text) {
+  return measure.measureText(text).width;
+}
+
+// The widest time label: hours 10 to 12 (or 20 to 23), minute 58, morning and afternoon.
+const TIME_LABEL_WIDTH = Math.max(...[10, 12, 22, 23].map((hour) => textWidth(minuteOfDay(new Date(2026, 0, 1, hour, 58).getTime()))));
+
+/**
+ * The steps between value ticks: 1, 2 and 5 times the powers of ten from a step of `decimals` places up,
+ * so that no tick shows more decimals than the values do.
+ * @param {number} decimals
+ */
+function valueSteps(decimals) {
+  const steps = [];
+  for (let exp = -decimals; exp <= 15; exp++) for (const m of [1, 2, 5]) steps.push(Number((m * 10 ** exp).toFixed(Math.max(0, -exp))));
+  return steps;
+}
+
+/**
+ * The value axis: uPlot's (a tenth more each side, and zero when that reaches it), but around a flat line
+ * a hundredth of its value (at least ten of its last places) each side, where uPlot would take the value
+ * itself (21.5 on an axis from 0 to 40); [0, 1] with no value.
+ * @param {number} min
+ * @param {number} max
+ * @param {number} decimals
+ * @returns {import('uplot').Range.MinMax}
+ */
+function valueRange(min, max, decimals) {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  if (max - min >= 10 ** -decimals) return uPlot.rangeNum(min, max, 0.1, true);
+  const pad = Math.max(10 ** (1 - decimals), Math.abs(max) / 100);
+  return [min - pad, max + pad];
+}
 
 export class SeriesChart {
   /**
    * @param {HTMLElement} parent
    * @param {'number' | 'boolean'} kind
+   * @param {number} decimals places a value shows (format.js decimalsOf)
    */
-  constructor(parent, kind) {
+  constructor(parent, kind, decimals) {
     /** @type {number[]} seconds since the epoch */
     this.xs = [];
     /** @type {(number | null)[]} null where a value is not a number */
     this.ys = [];
-    /** The service's clock, in seconds since the epoch. */
+    /** The window: from, to the service's clock, in seconds since the epoch; none until the first tick. */
+    this.fromS = 0;
     this.nowS = 0;
     this.parent = parent;
     this.steps = kind === 'boolean';
     const color = this.steps ? '#047857' : '#1d4ed8';
+    /** @param {number[]} splits */
+    const values = (splits) => (this.xs.length === 0 ? splits.map(() => null) : splits.map((v) => formatNumber(v, decimals)));
     this.plot = new uPlot(
       {
         width: width(parent),
         height: HEIGHT,
-        legend: { show: false },
+        // Room for the last time label, centred on its tick, at the right edge.
+        padding: [10, Math.ceil(TIME_LABEL_WIDTH / 2) + 2, 0, 0],
+        // The readout under the chart while the pointer is over it: the full value, unrounded.
+        legend: { show: true, live: true },
+        cursor: { drag: { x: false, y: false } },
         scales: {
-          x: { time: true, range: (_u, min, max) => [Math.min(min, this.nowS - MIN_SPAN_S), Math.max(max, this.nowS)] },
-          y: this.steps ? { range: [-0.1, 1.1] } : {},
+          // The window, whatever the points (uPlot would widen a single point's range by a day of its unit).
+          x: { time: true, range: () => [this.fromS, this.nowS] },
+          y: this.steps ? { range: [-0.1, 1.1] } : { range: (_u, min, max) => valueRange(min, max, decimals) },
         },
-        axes: [{ stroke: '#475569' }, { stroke: '#475569', size: 52, ...(this.steps ? { splits: () => [0, 1] } : {}) }],
-        series: [
-          {},
+        axes: [
           {
+            stroke: INK,
+            font: FONT,
+            incrs: TIME_STEPS,
+            space: TIME_LABEL_WIDTH + LABEL_GAP,
+            values: (_u, splits) => splits.map((s) => minuteOfDay(s * 1000)),
+          },
+          {
+            stroke: INK,
+            font: FONT,
+            ...(this.steps ? { splits: () => [0, 1] } : { incrs: valueSteps(decimals) }),
+            values: (_u, splits) => values(splits),
+            // As wide as its widest label, so that a large value is not cut off at the left, and as half a
+            // time label at least, so that the first one, centred on its tick, is not either.
+            size: (_u, labels) => Math.ceil(Math.max(TIME_LABEL_WIDTH / 2 - Y_TICK_AND_GAP, ...(labels ?? []).map((label) => (label === null ? 0 : textWidth(label))))) + Y_TICK_AND_GAP + 4,
+          },
+        ],
+        series: [
+          { label: 'at', value: (_u, s) => (s === null ? '—' : timeOfDay(s * 1000)) },
+          {
+            label: 'value',
+            value: (_u, v) => (v === null ? '—' : String(v)),
             stroke: color,
             width: 1.5,
             fill: this.steps ? 'rgba(4, 120, 87, 0.12)' : undefined,
@@ -68,11 +143,13 @@ export class SeriesChart {
   }
 
   /**
-   * Moves the window on to the service's clock: the points that left it (or past MAX_POINTS) are dropped.
+   * Moves the window on to the service's clock: the points that left it (or past MAX_POINTS) are dropped,
+   * and the axis spans the window again.
    * @param {number} oldestS
    * @param {number} nowS the service's clock
    */
   tick(oldestS, nowS) {
+    this.fromS = oldestS;
     this.nowS = nowS;
     let drop = Math.max(0, this.xs.length - MAX_POINTS);
     while (drop < this.xs.length && this.xs[drop] < oldestS) drop++;
@@ -80,22 +157,24 @@ export class SeriesChart {
       this.xs.splice(0, drop);
       this.ys.splice(0, drop);
     }
-    if (drop > 0 || this.xs.length > 0) this.draw();
+    this.draw();
     this.parent.dataset.points = String(this.xs.length);
   }
 
   clear() {
     this.xs = [];
     this.ys = [];
-    this.plot.setData([[], []]);
+    this.draw();
     this.parent.dataset.points = '0';
   }
 
-  // A state holds until it changes: a step chart carries its last value on to now.
+  // A state holds until it changes: a step chart carries its last value on to now. With no point, uPlot
+  // leaves the x scale alone: it is set to the window here.
   draw() {
     const last = this.xs.length - 1;
     const carry = this.steps && last >= 0 && this.nowS > this.xs[last];
-    this.plot.setData(carry ? [[...this.xs, this.nowS], [...this.ys, this.ys[last]]] : [this.xs, this.ys]);
+    this.plot.setData(carry ? [[...this.xs, this.nowS], [...this.ys, this.ys[last]]] : [this.xs, this.ys], false);
+    if (this.nowS > this.fromS) this.plot.setScale('x', { min: this.fromS, max: this.nowS });
   }
 }
 
