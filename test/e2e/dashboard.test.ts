@@ -84,7 +84,8 @@ describe('the dashboard in Chromium', () => {
     await fan.getByRole('button', { name: 'off', exact: true }).click();
     await expect.poll(() => fan.locator('.message').allTextContents(), WAIT).toEqual([expect.stringMatching(/^stored "off" as feed \d+$/)]);
     await expect.poll(() => fan.locator('ol.values li').count(), WAIT).toBe(1);
-    // Enough points for a screenshot that shows the charts' shapes.
+    // Enough points for a screenshot that shows the charts' shapes, in the shortest window.
+    await page.locator('#window').selectOption('600');
     await expect.poll(() => points(page, 102), { timeout: 40_000 }).toBeGreaterThanOrEqual(20);
     await screenshot(page, 'dashboard.png');
     expect(errors).toEqual([]);

@@ -98,6 +98,8 @@ export class SeriesChart {
             stroke: INK,
             font: FONT,
             incrs: TIME_STEPS,
+            // Its tick and gap (15) and one line of labels: uPlot's 50 leave an empty band under them.
+            size: 32,
             space: TIME_LABEL_WIDTH + LABEL_GAP,
             values: (_u, splits) => splits.map((s) => minuteOfDay(s * 1000)),
           },
