@@ -135,7 +135,7 @@ describe('the dashboard in Chromium', () => {
       const counts = await page.evaluate(`(async () => {
         const { SeriesChart } = await import('/_local/assets/chart.js');
         const parent = document.body.appendChild(document.createElement('div'));
-        const chart = new SeriesChart(parent, 'number', 1);
+        const chart = new SeriesChart(parent, 'number', 1, { px: 0 });
         chart.append([100, 200, 300], [1, 2, 3], 0, 300);
         const before = [chart.xs.length, parent.dataset.points];
         chart.tick(250, 400);
@@ -282,12 +282,14 @@ describe("the dashboard's charts", () => {
         const status = (await page.locator('#status').textContent())!.replace(/^live · updated /, '');
         for (const [choice, seconds] of [['3600', 3600], ['86400', 86_400], ['600', 600]] as const) {
           if (choice !== '3600') await page.locator('#window').selectOption(choice);
-          // Every chart, with points or none, spans the window and ends now: all of them the same time.
+          // Every chart, with points or none, spans the window and ends now: all of them the same time, at
+          // the same place across their cards (one width of value axis for the device's charts).
           const spans = async () => {
             const charts = await Promise.all(CHARTS.map((id) => chartOf(page, id)));
-            return charts.map((c) => [c.max - c.min, c.max === charts[0].max, Math.abs(c.max - Date.now() / 1000) < 5]);
+            const [first] = charts;
+            return charts.map((c) => [c.max - c.min, c.max === first.max, Math.abs(c.max - Date.now() / 1000) < 5, c.plot.left === first.plot.left && c.plot.width === first.plot.width]);
           };
-          await expect.poll(spans, WAIT).toEqual(CHARTS.map(() => [seconds, true, true]));
+          await expect.poll(spans, WAIT).toEqual(CHARTS.map(() => [seconds, true, true, true]));
           // …once the window's feeds are in.
           await expect.poll(() => chartOf(page, ONE_POINT).then((c) => c.points), WAIT).toBe(1);
           for (const id of CHARTS) {
@@ -300,15 +302,15 @@ describe("the dashboard's charts", () => {
           }
           if (choice === '3600') await screenshot(page, width === 1280 ? 'dashboard-charts.png' : 'dashboard-charts-390.png');
         }
-        // Values shown rounded as the subtype suggests (a tenth for -40..125, none for a counter), the
-        // full value in the tooltip and in the chart's readout under the pointer (at its right edge, in
+        // Values shown rounded as the subtype suggests (a tenth for -40..125; a counter's axis in short
+        // form, 1.2345B), the full value in the tooltip and in the chart's readout under the pointer (at its right edge, in
         // the window of 10 minutes, the last point is the nearest).
         const minutes = page.locator(`.card[data-resource="${MINUTES}"]`);
         const last = minutes.locator('.facts .value').first();
         expect(await last.textContent()).toBe('21.1');
         expect(await last.getAttribute('title')).toBe(NOISY);
         for (const label of valueLabels(await chartOf(page, MINUTES))) expect(label).toMatch(/^-?\d+(\.\d)?$/);
-        for (const label of valueLabels(await chartOf(page, COUNTER))) expect(label).toMatch(/^\d{1,3}(,\d{3})*$/);
+        for (const label of valueLabels(await chartOf(page, COUNTER))) expect(label).toMatch(/^1\.\d+B$/);
         const over = (await minutes.locator('.u-over').boundingBox())!;
         await page.mouse.move(over.x + over.width - 1, over.y + over.height / 2);
         await expect.poll(() => minutes.locator('.u-legend .u-value').allTextContents(), WAIT).toEqual([expect.any(String), NOISY]);

@@ -31,8 +31,8 @@ const shownDevices = element('shown');
 
 /** The page of devices shown, from 1. */
 let devicePage = 1;
-/** A device's section in the page, and the element its cards go in. */
-/** @type {Map<number, {section: HTMLElement, cards: HTMLElement}>} */
+/** A device's section in the page, the element its cards go in, and the value axis its charts share. */
+/** @type {Map<number, {section: HTMLElement, cards: HTMLElement, axis: import('./chart.js').SharedAxis}>} */
 const deviceSections = new Map();
 /** @type {Map<number, Card>} */
 const cards = new Map();
@@ -69,10 +69,13 @@ class Card {
     this.root.dataset.resource = String(this.id);
   }
 
-  /** Called once the card is in the page, so that a chart takes its width. */
-  mount() {
+  /**
+   * Called once the card is in the page, so that a chart takes its width.
+   * @param {import('./chart.js').SharedAxis} axis the value axis of the device's charts
+   */
+  mount(axis) {
     if (this.kind === 'string') this.list = /** @type {HTMLOListElement} */ (this.plot.appendChild(node('ol', 'values')));
-    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals);
+    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals, axis);
   }
 
   /** @param {import('../../core/wire').Subtype} subtype */
@@ -230,8 +233,8 @@ async function poll() {
         if (card === undefined) {
           card = new Card(resource);
           cards.set(card.id, card);
-          section.append(card.root);
-          card.mount();
+          section.cards.append(card.root);
+          card.mount(section.axis);
         }
         card.update(resource, nowMs);
         work.push(card.sync(resource, nowMs, windowMs));
@@ -273,11 +276,11 @@ function deviceSection(device) {
   if (shown === undefined) {
     const cardsOf = node('div', 'cards');
     const head = node('header', 'device-head', [node('h2', '', [device.name || 'unnamed device']), node('p', 'key', ['public key ', node('code', '', [device.public_key])])]);
-    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf };
+    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf, axis: { px: 0 } };
     main.append(shown.section);
     deviceSections.set(device.id_device, shown);
   }
-  return shown.cards;
+  return shown;
 }
 
 /**

@@ -4,7 +4,7 @@
 // as feeds arrive and lose what falls out of the window or past MAX_POINTS. The time axis is the window
 // itself, ending at the service's clock, whatever the points: every chart of the page spans the same
 // time, and shows how long ago its last value came.
-import { formatNumber, minuteOfDay, timeOfDay } from './format.js';
+import { minuteOfDay, tickLabels, timeOfDay } from './format.js';
 
 /** @type {typeof import('uplot')} */
 const uPlot = /** @type {any} */ (window).uPlot;
@@ -60,13 +60,21 @@ function valueRange(min, max, decimals) {
   return [min - pad, max + pad];
 }
 
+/**
+ * The width of the value axis, in CSS pixels, that the charts of one device share: the widest any of
+ * them needs, so that a time falls at the same place in each (a chart drawn before a wider one catches
+ * up at its next tick, within a second).
+ * @typedef {{px: number}} SharedAxis
+ */
+
 export class SeriesChart {
   /**
    * @param {HTMLElement} parent
    * @param {'number' | 'boolean'} kind
    * @param {number} decimals places a value shows (format.js decimalsOf)
+   * @param {SharedAxis} axis shared with the other charts of the device
    */
-  constructor(parent, kind, decimals) {
+  constructor(parent, kind, decimals, axis) {
     /** @type {number[]} seconds since the epoch */
     this.xs = [];
     /** @type {(number | null)[]} null where a value is not a number */
@@ -77,8 +85,6 @@ export class SeriesChart {
     this.parent = parent;
     this.steps = kind === 'boolean';
     const color = this.steps ? '#047857' : '#1d4ed8';
-    /** @param {number[]} splits */
-    const values = (splits) => (this.xs.length === 0 ? splits.map(() => null) : splits.map((v) => formatNumber(v, decimals)));
     this.plot = new uPlot(
       {
         width: width(parent),
@@ -107,10 +113,15 @@ export class SeriesChart {
             stroke: INK,
             font: FONT,
             ...(this.steps ? { splits: () => [0, 1] } : { incrs: valueSteps(decimals) }),
-            values: (_u, splits) => values(splits),
+            values: (_u, splits, _axis, _space, step) => (this.xs.length === 0 ? splits.map(() => null) : tickLabels(splits, step, decimals)),
             // As wide as its widest label, so that a large value is not cut off at the left, and as half a
-            // time label at least, so that the first one, centred on its tick, is not either.
-            size: (_u, labels) => Math.ceil(Math.max(TIME_LABEL_WIDTH / 2 - Y_TICK_AND_GAP, ...(labels ?? []).map((label) => (label === null ? 0 : textWidth(label))))) + Y_TICK_AND_GAP + 4,
+            // time label at least, so that the first one, centred on its tick, is not either; as wide as
+            // the device's other charts need.
+            size: (_u, labels) => {
+              const widest = Math.max(TIME_LABEL_WIDTH / 2 - Y_TICK_AND_GAP, ...(labels ?? []).map((label) => (label === null ? 0 : textWidth(label))));
+              axis.px = Math.max(axis.px, Math.ceil(widest) + Y_TICK_AND_GAP + 4);
+              return axis.px;
+            },
           },
         ],
         series: [

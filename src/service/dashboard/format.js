@@ -41,8 +41,22 @@ export function decimalsOf(subtype) {
   return Math.min(MAX_DECIMALS, Math.max(0, 3 - Math.floor(Math.log10(span))));
 }
 
-/** @type {Map<number, Intl.NumberFormat>} */
+/** @type {Map<string, Intl.NumberFormat>} */
 const numberFormats = new Map();
+
+/**
+ * @param {'standard' | 'compact'} notation
+ * @param {number} decimals
+ */
+function numberFormat(notation, decimals) {
+  const key = notation + decimals;
+  let format = numberFormats.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en', { notation, maximumFractionDigits: decimals });
+    numberFormats.set(key, format);
+  }
+  return format;
+}
 
 /**
  * A number rounded to at most `decimals` places (no trailing zeros), with thousands separators.
@@ -50,10 +64,20 @@ const numberFormats = new Map();
  * @param {number} decimals
  */
 export function formatNumber(n, decimals) {
-  let format = numberFormats.get(decimals);
-  if (format === undefined) {
-    format = new Intl.NumberFormat('en', { maximumFractionDigits: decimals });
-    numberFormats.set(decimals, format);
-  }
-  return format.format(n);
+  return numberFormat('standard', decimals).format(n);
+}
+
+/**
+ * The labels of a value axis: as formatNumber, but from a million up in short form (`1.28B`), with the
+ * places that `step` between two ticks needs, so that a counter's axis is not wider than its chart.
+ * @param {number[]} ticks
+ * @param {number} step
+ * @param {number} decimals
+ */
+export function tickLabels(ticks, step, decimals) {
+  const largest = Math.max(0, ...ticks.map(Math.abs));
+  if (largest < 1e6) return ticks.map((t) => formatNumber(t, decimals));
+  const unit = 10 ** (3 * Math.floor(Math.log10(largest) / 3));
+  const places = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+  return ticks.map((t) => numberFormat('compact', places).format(t));
 }
