@@ -53,6 +53,7 @@ export const CHART_PROBE = `(() => {
         min: u.scales.x.min,
         max: u.scales.x.max,
         points: u.data[0].length,
+        states: u.data[1],
         plot: { left: u.bbox.left, width: u.bbox.width },
         canvas: { width: u.ctx.canvas.width, height: u.ctx.canvas.height, ratio: u.ctx.canvas.width / u.ctx.canvas.getBoundingClientRect().width },
         labels: drawn.get(u.ctx.canvas) ?? [],
@@ -73,6 +74,8 @@ export interface ChartSeen {
   max: number;
   /** Points uPlot was given (a step chart's carried state is one more). */
   points: number;
+  /** The values uPlot was given. */
+  states: (number | null)[];
   /** Where the plotting area is across the canvas, in canvas pixels. */
   plot: { left: number; width: number };
   canvas: { width: number; height: number; ratio: number };

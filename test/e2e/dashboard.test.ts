@@ -229,7 +229,8 @@ function chartFeeds(nowMs: number) {
   const feeds: { resource: number; value: string; atMs: number }[] = [];
   const s = 1000;
   for (let t = 3600; t > 0; t -= 20) feeds.push({ resource: HOUR, value: String(55 + 10 * Math.sin(t / 600)), atMs: nowMs - t * s });
-  for (let t = 3600, open = 0; t > 0; t -= 600, open = 1 - open) feeds.push({ resource: DOOR, value: String(open), atMs: nowMs - t * s });
+  // The door's last change, to open, is 15 minutes old: the window of 10 minutes begins with it open.
+  for (let t = 3300, open = 1; t >= 900; t -= 600, open = 1 - open) feeds.push({ resource: DOOR, value: String(open), atMs: nowMs - t * s });
   for (let t = 3600; t > 0; t -= 60) feeds.push({ resource: COUNTER, value: String(1_234_000_000 + (3600 - t) * 12_345), atMs: nowMs - t * s });
   // 20.1, 20.2… as a float sums them: 20.200000000000003 and the like.
   let value = 20;
@@ -302,9 +303,13 @@ describe("the dashboard's charts", () => {
           }
           if (choice === '3600') await screenshot(page, width === 1280 ? 'dashboard-charts.png' : 'dashboard-charts-390.png');
         }
+        // The door's chart holds the state it was left in, open, across the 10 minutes with no feed.
+        const door = page.locator(`.card[data-resource="${DOOR}"] .plot`);
+        expect([await door.getAttribute('data-points'), await door.getAttribute('data-held')]).toEqual(['0', '']);
+        expect((await chartOf(page, DOOR)).states).toEqual([1, 1]);
         // Values shown rounded as the subtype suggests (a tenth for -40..125; a counter's axis in short
-        // form, 1.2345B), the full value in the tooltip and in the chart's readout under the pointer (at its right edge, in
-        // the window of 10 minutes, the last point is the nearest).
+        // form, 1.2345B), the full value in the tooltip and in the chart's readout under the pointer (at
+        // its right edge, in the window of 10 minutes, the last point is the nearest).
         const minutes = page.locator(`.card[data-resource="${MINUTES}"]`);
         const last = minutes.locator('.facts .value').first();
         expect(await last.textContent()).toBe('21.1');

@@ -14,6 +14,7 @@ import { decimalsOf, formatNumber, moment, timeOfDay } from './format.js';
 /** @typedef {import('../local-wire').ValueKind} ValueKind */
 /** @typedef {Pick<import('../local-wire').FeedPage, 'id_resource_feed' | 'created_at' | 'raw_data'>} Feeds feeds as columns */
 /** @typedef {import('../../core/wire').InputValue} InputValue */
+/** @typedef {import('../local-wire').FeedPage} FeedPage */
 
 const POLL_MS = 1_000;
 /** Devices the page shows at a time. */
@@ -153,9 +154,16 @@ class Card {
     const generation = this.generation;
     /** @type {Feeds} */
     let feeds;
+    /** A step chart's first load: the last feed before the window, the state the window begins in. */
+    /** @type {FeedPage | null} */
+    let before = null;
     if (this.shown === null || this.kind === 'string') {
       // The newest in the window, as many as the card shows: a list needs ten, a chart a page.
-      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS });
+      const [newest, previous] = await Promise.all([
+        getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS }),
+        this.kind === 'boolean' ? getFeeds(this.id, { to: stamp(nowMs - windowMs - 1000), order: 'desc', limit: 1 }) : null,
+      ]);
+      before = previous;
       const shown = this.shown;
       // For a list, only those it does not show yet (ids grow with time): it keeps the rest.
       const known = shown === null ? -1 : newest.id_resource_feed.findIndex((id) => id <= shown);
@@ -173,6 +181,7 @@ class Card {
       }
     }
     if (generation !== this.generation) return;
+    if (before !== null) this.chart?.startWith(before.raw_data.length > 0 ? numberOf(before.raw_data[0]) : null);
     // With no feed in the window, later loads start after the resource's last feed.
     const ids = feeds.id_resource_feed;
     this.shown = ids.length > 0 ? ids[ids.length - 1] : last;
@@ -186,10 +195,7 @@ class Card {
    */
   show(feeds, nowMs, windowMs) {
     if (this.chart !== null) {
-      const ys = feeds.raw_data.map((raw) => {
-        const n = Number(raw);
-        return Number.isFinite(n) ? n : null;
-      });
+      const ys = feeds.raw_data.map(numberOf);
       this.chart.append(feeds.created_at.map((t) => parseTime(t) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
     } else if (this.list !== null) {
       const count = feeds.raw_data.length;
@@ -407,6 +413,15 @@ function parseTime(stampText) {
     lastStampMs = Date.parse(stampText.replace(' ', 'T') + 'Z');
   }
   return lastStampMs;
+}
+
+/**
+ * A value as a chart plots it: null where it is not a number.
+ * @param {string} raw
+ */
+function numberOf(raw) {
+  const n = Number(raw);
+  return raw.trim() !== '' && Number.isFinite(n) ? n : null;
 }
 
 /** @param {number} ms */

@@ -82,6 +82,9 @@ export class SeriesChart {
     /** The window: from, to the service's clock, in seconds since the epoch; none until the first tick. */
     this.fromS = 0;
     this.nowS = 0;
+    /** A step chart's state as the window begins (the last value before it); null: not known. */
+    /** @type {number | null} */
+    this.before = null;
     this.parent = parent;
     this.steps = kind === 'boolean';
     const color = this.steps ? '#047857' : '#1d4ed8';
@@ -113,7 +116,7 @@ export class SeriesChart {
             stroke: INK,
             font: FONT,
             ...(this.steps ? { splits: () => [0, 1] } : { incrs: valueSteps(decimals) }),
-            values: (_u, splits, _axis, _space, step) => (this.xs.length === 0 ? splits.map(() => null) : tickLabels(splits, step, decimals)),
+            values: (u, splits, _axis, _space, step) => (u.data[0].length === 0 ? splits.map(() => null) : tickLabels(splits, step, decimals)),
             // As wide as its widest label, so that a large value is not cut off at the left, and as half a
             // time label at least, so that the first one, centred on its tick, is not either; as wide as
             // the device's other charts need.
@@ -133,6 +136,8 @@ export class SeriesChart {
             width: 1.5,
             fill: this.steps ? 'rgba(4, 120, 87, 0.12)' : undefined,
             paths: this.steps ? uPlot.paths.stepped?.({ align: 1 }) : undefined,
+            // No dots on a step chart: two of its points (the window's start, now) are no feed.
+            points: this.steps ? { show: false } : undefined,
           },
         ],
       },
@@ -140,6 +145,14 @@ export class SeriesChart {
       parent,
     );
     new ResizeObserver(() => this.plot.setSize({ width: width(parent), height: HEIGHT })).observe(parent);
+  }
+
+  /**
+   * Sets a step chart's state as the window begins: the value of the last feed before it.
+   * @param {number | null} value
+   */
+  startWith(value) {
+    this.before = value;
   }
 
   /**
@@ -167,27 +180,41 @@ export class SeriesChart {
     let drop = Math.max(0, this.xs.length - MAX_POINTS);
     while (drop < this.xs.length && this.xs[drop] < oldestS) drop++;
     if (drop > 0) {
+      this.before = this.ys[drop - 1];
       this.xs.splice(0, drop);
       this.ys.splice(0, drop);
     }
     this.draw();
-    this.parent.dataset.points = String(this.xs.length);
   }
 
   clear() {
     this.xs = [];
     this.ys = [];
+    this.before = null;
     this.draw();
-    this.parent.dataset.points = '0';
   }
 
-  // A state holds until it changes: a step chart carries its last value on to now. With no point, uPlot
-  // leaves the x scale alone: it is set to the window here.
+  // A state holds until it changes: a step chart starts with the state the window begins in and carries
+  // its last value on to now. With no point, uPlot leaves the x scale alone: it is set to the window here.
+  // data-points is the count of feeds shown; data-held marks a step chart that shows a state but no feed.
   draw() {
-    const last = this.xs.length - 1;
-    const carry = this.steps && last >= 0 && this.nowS > this.xs[last];
-    this.plot.setData(carry ? [[...this.xs, this.nowS], [...this.ys, this.ys[last]]] : [this.xs, this.ys], false);
+    let xs = this.xs;
+    let ys = this.ys;
+    if (this.steps) {
+      if (this.before !== null && (xs.length === 0 || xs[0] > this.fromS)) {
+        xs = [this.fromS, ...xs];
+        ys = [this.before, ...ys];
+      }
+      const last = xs.length - 1;
+      if (last >= 0 && ys[last] !== null && this.nowS > xs[last]) {
+        xs = [...xs, this.nowS];
+        ys = [...ys, ys[last]];
+      }
+    }
+    this.plot.setData([xs, ys], false);
     if (this.nowS > this.fromS) this.plot.setScale('x', { min: this.fromS, max: this.nowS });
+    this.parent.dataset.points = String(this.xs.length);
+    this.parent.toggleAttribute('data-held', this.xs.length === 0 && xs.length > 0);
   }
 }
 
