@@ -30,7 +30,7 @@ export function loadPage(): Map<string, { type: string; body: Buffer }> {
   const uplot = createRequire(import.meta.url);
   const files: [string, string | URL][] = [
     ['/', new URL('index.html', own)],
-    ...['app.js', 'api.js', 'chart.js', 'app.css'].map((name): [string, URL] => [ASSET_PREFIX + name, new URL(name, own)]),
+    ...['app.js', 'api.js', 'chart.js', 'format.js', 'app.css'].map((name): [string, URL] => [ASSET_PREFIX + name, new URL(name, own)]),
     [ASSET_PREFIX + 'uPlot.iife.min.js', uplot.resolve('uplot/dist/uPlot.iife.min.js')],
     [ASSET_PREFIX + 'uPlot.min.css', uplot.resolve('uplot/dist/uPlot.min.css')],
   ];

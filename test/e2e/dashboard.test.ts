@@ -2,17 +2,22 @@
 // built CLI's `simulate` (its own service inside) prints the page's URL; the page's charts gain points
 // while the simulator runs; a command written from the page reaches the simulator, and a value that breaks
 // the restriction shows the service's message; `serve` prints the URL on its second line; names and
-// values with markup show as text. FEED_AGENT_SCREENSHOTS=1 writes the screenshots into docs/ (else tmp/).
+// values with markup show as text. At 1280 and 390 px, every chart spans the window chosen whatever its
+// points (one, none, minutes, an hour), its tick labels apart and on the canvas, values rounded, and the
+// page does not scroll sideways. FEED_AGENT_SCREENSHOTS=1 writes the screenshots into docs/ (else tmp/).
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFleetDevice } from '../../src/service';
+import type { Seed } from '../../src/service';
 import { launchChromium } from '../support/chromium';
 import type { Chromium } from '../support/chromium';
 import { device } from '../support/client';
 import { Served } from '../support/serve';
-import { ROOT, Sim, withBuiltCli } from './support';
+import { CHART_PROBE, chartOf, labelFaults } from './chart-probe';
+import type { ChartSeen } from './chart-probe';
+import { feedsFile, ROOT, Sim, subtype, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-dashboard-');
 let browser: Chromium;
@@ -79,7 +84,8 @@ describe('the dashboard in Chromium', () => {
     await fan.getByRole('button', { name: 'off', exact: true }).click();
     await expect.poll(() => fan.locator('.message').allTextContents(), WAIT).toEqual([expect.stringMatching(/^stored "off" as feed \d+$/)]);
     await expect.poll(() => fan.locator('ol.values li').count(), WAIT).toBe(1);
-    // Enough points for a screenshot that shows the charts' shapes.
+    // Enough points for a screenshot that shows the charts' shapes, in the shortest window.
+    await page.locator('#window').selectOption('600');
     await expect.poll(() => points(page, 102), { timeout: 40_000 }).toBeGreaterThanOrEqual(20);
     await screenshot(page, 'dashboard.png');
     expect(errors).toEqual([]);
@@ -129,7 +135,7 @@ describe('the dashboard in Chromium', () => {
       const counts = await page.evaluate(`(async () => {
         const { SeriesChart } = await import('/_local/assets/chart.js');
         const parent = document.body.appendChild(document.createElement('div'));
-        const chart = new SeriesChart(parent, 'number');
+        const chart = new SeriesChart(parent, 'number', 1, { px: 0 });
         chart.append([100, 200, 300], [1, 2, 3], 0, 300);
         const before = [chart.xs.length, parent.dataset.points];
         chart.tick(250, 400);
@@ -183,3 +189,157 @@ describe('the dashboard in Chromium', () => {
     }
   });
 });
+
+
+// A device whose charts each show a case of their own, fed in the past through a database file: one
+// point, three minutes of a temperature whose last value is a float's noise, an hour of humidity, a
+// door's hour of states, an hour of a counter in the billions, and no feed at all.
+const CHART_DEVICE = { key: 'CHARTS', token: 'charts-token' };
+const ONE_POINT = 1;
+const MINUTES = 2;
+const HOUR = 3;
+const DOOR = 4;
+const COUNTER = 5;
+const NOTHING = 6;
+const CHARTS = [ONE_POINT, MINUTES, HOUR, DOOR, COUNTER, NOTHING];
+const NOISY = '21.100000000000016';
+const CHART_SEED: Seed = {
+  subtypes: [subtype(3, 1, 'Binary', 0, 1), subtype(5, 1, 'Temperature', -40, 125), subtype(6, 1, 'Humidity', 0, 100), subtype(8, 1, 'Counter', 0, 2147483647)],
+  devices: [
+    {
+      public_key: CHART_DEVICE.key,
+      token: CHART_DEVICE.token,
+      name: 'Chart Device',
+      resources: (
+        [
+          [ONE_POINT, 5, 'One Reading'],
+          [MINUTES, 5, 'Three Minutes'],
+          [HOUR, 6, 'An Hour'],
+          [DOOR, 3, 'Door'],
+          [COUNTER, 8, 'Water Meter'],
+          [NOTHING, 5, 'No Reading Yet'],
+        ] as const
+      ).map(([id, sub, name]) => ({ id_resource: id, id_resource_subtype: sub, name, description: '', lifetime: 60 })),
+    },
+  ],
+};
+
+/** The feeds of CHART_SEED, up to `nowMs`. */
+function chartFeeds(nowMs: number) {
+  const feeds: { resource: number; value: string; atMs: number }[] = [];
+  const s = 1000;
+  for (let t = 3600; t > 0; t -= 20) feeds.push({ resource: HOUR, value: String(55 + 10 * Math.sin(t / 600)), atMs: nowMs - t * s });
+  // The door's last change, to open, is 15 minutes old: the window of 10 minutes begins with it open.
+  for (let t = 3300, open = 1; t >= 900; t -= 600, open = 1 - open) feeds.push({ resource: DOOR, value: String(open), atMs: nowMs - t * s });
+  for (let t = 3600; t > 0; t -= 60) feeds.push({ resource: COUNTER, value: String(1_234_000_000 + (3600 - t) * 12_345), atMs: nowMs - t * s });
+  // 20.1, 20.2… as a float sums them: 20.200000000000003 and the like.
+  let value = 20;
+  for (let t = 180; t > 5; t -= 5) feeds.push({ resource: MINUTES, value: String((value += 0.1 * Math.sign(Math.sin(t / 30) + 0.5))), atMs: nowMs - t * s });
+  feeds.push({ resource: MINUTES, value: NOISY, atMs: nowMs - 5 * s });
+  feeds.push({ resource: ONE_POINT, value: '21.5', atMs: nowMs - 30 * s });
+  return feeds.sort((a, b) => a.atMs - b.atMs);
+}
+
+describe("the dashboard's charts", () => {
+  let started = 0;
+  /** `serve` of CHART_SEED, in a database of its own fed up to now. */
+  function chartService(): Promise<Served> {
+    const db = join(work.dir, `charts-${++started}.db`);
+    const seedFile = join(work.dir, 'charts.json');
+    writeFileSync(seedFile, JSON.stringify(CHART_SEED));
+    feedsFile(db, CHART_SEED, chartFeeds(Date.now()));
+    return Served.start(work.cli(), ['--port', '0', '--seed', seedFile, '--db', db]);
+  }
+
+  async function open(served: Served, width: number): Promise<Page> {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width, height: 900 });
+    await page.addInitScript(CHART_PROBE);
+    await page.goto(`${served.url}/`);
+    await page.waitForFunction(() => (globalThis as any).document.body.dataset.ready === 'true', undefined, WAIT);
+    return page;
+  }
+
+  for (const width of [1280, 390]) {
+    it(`at ${width} px, a chart of one point spans the hour chosen, ending now`, { timeout: 30_000 }, async () => {
+      const served = await chartService();
+      try {
+        const page = await open(served, width);
+        await expect.poll(async () => (await chartOf(page, ONE_POINT)).points, WAIT).toBe(1);
+        const chart = await chartOf(page, ONE_POINT);
+        expect(chart.max - chart.min).toBe(3600);
+        expect(Math.abs(chart.max - Date.now() / 1000)).toBeLessThan(5);
+        expect(labelFaults(chart)).toEqual([]);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+
+    it(`at ${width} px, every chart spans the window chosen, ending now; labels apart; values rounded; no sideways scroll`, { timeout: 60_000 }, async () => {
+      const served = await chartService();
+      try {
+        const page = await open(served, width);
+        const status = (await page.locator('#status').textContent())!.replace(/^live · updated /, '');
+        for (const [choice, seconds] of [['3600', 3600], ['86400', 86_400], ['600', 600]] as const) {
+          if (choice !== '3600') await page.locator('#window').selectOption(choice);
+          // Every chart, with points or none, spans the window and ends now: all of them the same time, at
+          // the same place across their cards (one width of value axis for the device's charts).
+          const spans = async () => {
+            const charts = await Promise.all(CHARTS.map((id) => chartOf(page, id)));
+            const [first] = charts;
+            return charts.map((c) => [c.max - c.min, c.max === first.max, Math.abs(c.max - Date.now() / 1000) < 5, c.plot.left === first.plot.left && c.plot.width === first.plot.width]);
+          };
+          await expect.poll(spans, WAIT).toEqual(CHARTS.map(() => [seconds, true, true, true]));
+          // …once the window's feeds are in.
+          await expect.poll(() => chartOf(page, ONE_POINT).then((c) => c.points), WAIT).toBe(1);
+          for (const id of CHARTS) {
+            const chart = await chartOf(page, id);
+            expect(labelFaults(chart), `resource ${id}, window ${seconds} s`).toEqual([]);
+            const times = timeLabels(chart);
+            expect(times.length, `resource ${id}: ${chart.labels.map((l) => l.text)}`).toBeGreaterThanOrEqual(2);
+            // One time format on the page: the axis's is the status line's without the seconds.
+            for (const t of times) expect(shape(t.text)).toBe(shape(status).replace(/:9(?=\D*$)/, ''));
+          }
+          if (choice === '3600') await screenshot(page, width === 1280 ? 'dashboard-charts.png' : 'dashboard-charts-390.png');
+        }
+        // The door's chart holds the state it was left in, open, across the 10 minutes with no feed.
+        const door = page.locator(`.card[data-resource="${DOOR}"] .plot`);
+        expect([await door.getAttribute('data-points'), await door.getAttribute('data-held')]).toEqual(['0', '']);
+        expect((await chartOf(page, DOOR)).states).toEqual([1, 1]);
+        // Values shown rounded as the subtype suggests (a tenth for -40..125; a counter's axis in short
+        // form, 1.2345B), the full value in the tooltip and in the chart's readout under the pointer (at
+        // its right edge, in the window of 10 minutes, the last point is the nearest).
+        const minutes = page.locator(`.card[data-resource="${MINUTES}"]`);
+        const last = minutes.locator('.facts .value').first();
+        expect(await last.textContent()).toBe('21.1');
+        expect(await last.getAttribute('title')).toBe(NOISY);
+        for (const label of valueLabels(await chartOf(page, MINUTES))) expect(label).toMatch(/^-?\d+(\.\d)?$/);
+        for (const label of valueLabels(await chartOf(page, COUNTER))) expect(label).toMatch(/^1\.\d+B$/);
+        const over = (await minutes.locator('.u-over').boundingBox())!;
+        await page.mouse.move(over.x + over.width - 1, over.y + over.height / 2);
+        await expect.poll(() => minutes.locator('.u-legend .u-value').allTextContents(), WAIT).toEqual([expect.any(String), NOISY]);
+        // Nothing wider than the window: no sideways scroll.
+        expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  }
+});
+
+/** The labels of a chart's time axis: those with a time in them. */
+function timeLabels(chart: ChartSeen) {
+  return chart.labels.filter((l) => /\d:\d\d/.test(l.text));
+}
+
+/** The labels of a chart's value axis. */
+function valueLabels(chart: ChartSeen): string[] {
+  return chart.labels.filter((l) => !/\d:\d\d/.test(l.text)).map((l) => l.text);
+}
+
+/** A time's form, digits and morning or afternoon aside: `6:11:05 PM` is `9:9:9 XM`, `6:11 pm` `9:9 xm`. */
+function shape(time: string): string {
+  return time.replace(/\d+/g, '9').replace(/[ap](?=\.?m)/gi, (c) => (c === c.toUpperCase() ? 'X' : 'x'));
+}

@@ -1,5 +1,6 @@
 // What the end-to-end tests share: the CLI built once per file, simulators run as child processes (their
-// JSON lines parsed as they come), a seed for a device with counters, and the feeds a service stored.
+// JSON lines parsed as they come), a seed for a device with counters, the feeds a service stored, and a
+// database with feeds from the past.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { FeedClient } from '../../src/core/client';
 import { createHttp } from '../../platforms/node/http';
 import type { Seed } from '../../src/service';
+import { Store } from '../../src/service/store';
+import { timestamp } from '../../src/service/time';
 import { buildInto, ROOT, workDir } from '../support/build';
 import { killAll, track } from '../support/children';
 
@@ -141,7 +144,8 @@ export const SEED: Seed = {
   ],
 };
 
-function subtype(id: number, type: number, name: string, begin: number, end: number) {
+/** A subtype of a seed: no regex, the range `begin..end`. */
+export function subtype(id: number, type: number, name: string, begin: number, end: number) {
   return {
     id_resource_subtype: id,
     id_resource_type: type,
@@ -179,5 +183,21 @@ export function storedFeeds(dbFile: string): { resource: number; value: string }
     return db.prepare('SELECT id_resource AS resource, raw_data AS value FROM feeds ORDER BY id_resource_feed').all() as { resource: number; value: string }[];
   } finally {
     db.close();
+  }
+}
+
+/**
+ * A service database with `seed` and feeds stamped in the past (the service stamps what it is sent with
+ * its clock), written as the dashboard writes them, in the order given: for `serve --db FILE`.
+ */
+export function feedsFile(file: string, seed: Seed, feeds: { resource: number; value: string; atMs: number }[]): void {
+  const store = new Store(file);
+  try {
+    store.applySeed(seed, timestamp(Date.now()));
+    store.transaction(() => {
+      for (const f of feeds) store.platformFeed(f.resource, f.value, timestamp(f.atMs));
+    });
+  } finally {
+    store.close();
   }
 }

@@ -7,12 +7,14 @@
 // the page as text (textContent, attribute values), never as markup.
 import { getFeeds, getState, writeFeed } from './api.js';
 import { MAX_POINTS, SeriesChart } from './chart.js';
+import { decimalsOf, formatNumber, moment, timeOfDay } from './format.js';
 
 /** @typedef {import('../local-wire').LocalResource} LocalResource */
 /** @typedef {import('../local-wire').LocalDevice} LocalDevice */
 /** @typedef {import('../local-wire').ValueKind} ValueKind */
 /** @typedef {Pick<import('../local-wire').FeedPage, 'id_resource_feed' | 'created_at' | 'raw_data'>} Feeds feeds as columns */
 /** @typedef {import('../../core/wire').InputValue} InputValue */
+/** @typedef {import('../local-wire').FeedPage} FeedPage */
 
 const POLL_MS = 1_000;
 /** Devices the page shows at a time. */
@@ -30,8 +32,8 @@ const shownDevices = element('shown');
 
 /** The page of devices shown, from 1. */
 let devicePage = 1;
-/** A device's section in the page, and the element its cards go in. */
-/** @type {Map<number, {section: HTMLElement, cards: HTMLElement}>} */
+/** A device's section in the page, the element its cards go in, and the value axis its charts share. */
+/** @type {Map<number, {section: HTMLElement, cards: HTMLElement, axis: import('./chart.js').SharedAxis}>} */
 const deviceSections = new Map();
 /** @type {Map<number, Card>} */
 const cards = new Map();
@@ -42,6 +44,8 @@ class Card {
     const r = resource.record;
     this.id = r.id_resource;
     this.kind = resource.kind;
+    /** Places a number of this resource shows. */
+    this.decimals = decimalsOf(r.subtype);
     /** The id of the newest feed shown; null until the first load. */
     /** @type {number | null} */
     this.shown = null;
@@ -66,10 +70,13 @@ class Card {
     this.root.dataset.resource = String(this.id);
   }
 
-  /** Called once the card is in the page, so that a chart takes its width. */
-  mount() {
+  /**
+   * Called once the card is in the page, so that a chart takes its width.
+   * @param {import('./chart.js').SharedAxis} axis the value axis of the device's charts
+   */
+  mount(axis) {
     if (this.kind === 'string') this.list = /** @type {HTMLOListElement} */ (this.plot.appendChild(node('ol', 'values')));
-    else this.chart = new SeriesChart(this.plot, this.kind);
+    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals, axis);
   }
 
   /** @param {import('../../core/wire').Subtype} subtype */
@@ -105,18 +112,31 @@ class Card {
     }
   }
 
-  /** @param {LocalResource} resource */
-  update(resource) {
+  /**
+   * @param {LocalResource} resource
+   * @param {number} nowMs the service's clock
+   */
+  update(resource, nowMs) {
     const r = resource.record;
     this.presence.textContent = r.is_alive ? 'alive' : 'dead';
     this.presence.className = 'presence ' + (r.is_alive ? 'alive' : 'dead');
-    this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${r.lifetime_updated_at} UTC`;
+    this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${moment(parseTime(r.lifetime_updated_at), nowMs)}`;
     const last = r.last_feed;
     this.facts.replaceChildren(
-      ...fact('last value', last === null ? '—' : last.raw_data, last === null ? '' : `at ${clock(last.created_at)}`),
+      ...fact('last value', last === null ? '—' : this.display(last.raw_data), last === null ? '' : `at ${moment(parseTime(last.created_at), nowMs)}`, last?.raw_data),
       ...fact('requests', count(r.api_requests_usage)),
       ...fact('network', `${count(r.api_network_usage)} B`, `in ${count(r.api_network_income_usage)} · out ${count(r.api_network_outgoing_usage)}`),
     );
+  }
+
+  /**
+   * A value as the card shows it: a number rounded to the resource's places (the full value is the
+   * tooltip's), text as it is.
+   * @param {string} raw
+   */
+  display(raw) {
+    const n = Number(raw);
+    return this.kind === 'string' || raw.trim() === '' || !Number.isFinite(n) ? raw : formatNumber(n, this.decimals);
   }
 
   /**
@@ -134,9 +154,16 @@ class Card {
     const generation = this.generation;
     /** @type {Feeds} */
     let feeds;
+    /** A step chart's first load: the last feed before the window, the state the window begins in. */
+    /** @type {FeedPage | null} */
+    let before = null;
     if (this.shown === null || this.kind === 'string') {
       // The newest in the window, as many as the card shows: a list needs ten, a chart a page.
-      const newest = await getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS });
+      const [newest, previous] = await Promise.all([
+        getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS }),
+        this.kind === 'boolean' ? getFeeds(this.id, { to: stamp(nowMs - windowMs - 1000), order: 'desc', limit: 1 }) : null,
+      ]);
+      before = previous;
       const shown = this.shown;
       // For a list, only those it does not show yet (ids grow with time): it keeps the rest.
       const known = shown === null ? -1 : newest.id_resource_feed.findIndex((id) => id <= shown);
@@ -154,6 +181,7 @@ class Card {
       }
     }
     if (generation !== this.generation) return;
+    if (before !== null) this.chart?.startWith(before.raw_data.length > 0 ? numberOf(before.raw_data[0]) : null);
     // With no feed in the window, later loads start after the resource's last feed.
     const ids = feeds.id_resource_feed;
     this.shown = ids.length > 0 ? ids[ids.length - 1] : last;
@@ -167,16 +195,13 @@ class Card {
    */
   show(feeds, nowMs, windowMs) {
     if (this.chart !== null) {
-      const ys = feeds.raw_data.map((raw) => {
-        const n = Number(raw);
-        return Number.isFinite(n) ? n : null;
-      });
+      const ys = feeds.raw_data.map(numberOf);
       this.chart.append(feeds.created_at.map((t) => parseTime(t) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
     } else if (this.list !== null) {
       const count = feeds.raw_data.length;
       const items = [];
       for (let i = count - 1; i >= Math.max(0, count - LIST_LENGTH); i--) {
-        items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [clock(feeds.created_at[i])])]));
+        items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [moment(parseTime(feeds.created_at[i]), nowMs)])]));
       }
       this.list.prepend(...items);
       while (this.list.children.length > LIST_LENGTH) this.list.lastElementChild?.remove();
@@ -214,16 +239,16 @@ async function poll() {
         if (card === undefined) {
           card = new Card(resource);
           cards.set(card.id, card);
-          section.append(card.root);
-          card.mount();
+          section.cards.append(card.root);
+          card.mount(section.axis);
         }
-        card.update(resource);
+        card.update(resource, nowMs);
         work.push(card.sync(resource, nowMs, windowMs));
       }
     }
     await Promise.all(work);
     status.className = 'ok';
-    status.textContent = `live · updated ${clock(state.now)}`;
+    status.textContent = `live · updated ${timeOfDay(nowMs)}`;
     if (!ready) {
       ready = true;
       // The charts are drawn on the next frame; the bench reads this mark (bench/dashboard.ts).
@@ -257,11 +282,11 @@ function deviceSection(device) {
   if (shown === undefined) {
     const cardsOf = node('div', 'cards');
     const head = node('header', 'device-head', [node('h2', '', [device.name || 'unnamed device']), node('p', 'key', ['public key ', node('code', '', [device.public_key])])]);
-    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf };
+    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf, axis: { px: 0 } };
     main.append(shown.section);
     deviceSections.set(device.id_device, shown);
   }
-  return shown.cards;
+  return shown;
 }
 
 /**
@@ -335,9 +360,12 @@ function button(label, type, onClick) {
  * @param {string} term
  * @param {string} value
  * @param {string} [note]
+ * @param {string} [full] the value unrounded, as a tooltip when it differs
  */
-function fact(term, value, note = '') {
-  return [node('dt', '', [term]), node('dd', '', [node('span', 'value', [value]), note === '' ? '' : node('small', '', [note])])];
+function fact(term, value, note = '', full = value) {
+  const shown = node('span', 'value', [value]);
+  if (full !== value) shown.title = full;
+  return [node('dt', '', [term]), node('dd', '', [shown, note === '' ? '' : node('small', '', [note])])];
 }
 
 /** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
@@ -387,19 +415,23 @@ function parseTime(stampText) {
   return lastStampMs;
 }
 
+/**
+ * A value as a chart plots it: null where it is not a number.
+ * @param {string} raw
+ */
+function numberOf(raw) {
+  const n = Number(raw);
+  return raw.trim() !== '' && Number.isFinite(n) ? n : null;
+}
+
 /** @param {number} ms */
 function stamp(ms) {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** @param {string} stampText */
-function clock(stampText) {
-  return new Date(parseTime(stampText)).toLocaleTimeString();
-}
-
 /** @param {number} n */
 function count(n) {
-  return n.toLocaleString('en');
+  return formatNumber(n, 0);
 }
 
 /** @param {string} id */
