@@ -7,7 +7,7 @@ import { ConfigError, isServiceUrl } from '../core/config';
 import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
 import { parseSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
-import { SimulationInputError, startSimulation } from '../sim/simulator';
+import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';
 import type { Target } from '../sim/simulator';
 import { StatusView } from '../sim/status';
 
@@ -28,6 +28,8 @@ this process and simulates its demo device.
   --config FILE          sensors, signals, actuators and uplink settings (JSON; see docs/simulator.md)
   --duration SECONDS     stop after this long (default: run until Ctrl-C)
   --drain-timeout SECONDS  on stop, how long the queue may take to drain (default 10)
+  --auth-retry MS        while the service refuses the token, try it again this often (default ${SIM_UPLINK.authRetryMs},
+                         or "authRetryMs" in the config's uplink)
   --durable DIR          keep the queue on disk in DIR; counters continue where they left off
   --json                 one JSON object per line instead of the status line
 
@@ -71,6 +73,7 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     durationMs: values.duration === undefined ? null : seconds(values.duration, '--duration') * 1000,
     durableDir: values.durable ?? null,
     caFile: values.ca ?? null,
+    authRetryMs: values['auth-retry'] === undefined ? null : milliseconds(values['auth-retry'], '--auth-retry'),
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
   });
@@ -112,6 +115,7 @@ function parseFlags(args: string[]) {
         config: { type: 'string' },
         duration: { type: 'string' },
         'drain-timeout': { type: 'string' },
+        'auth-retry': { type: 'string' },
         durable: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -207,6 +211,11 @@ function resourceList(text: string): number[] {
   const ids = text.split(',').map((part) => part.trim());
   if (!ids.every((id) => /^[1-9]\d{0,15}$/.test(id))) throw new UsageError(`--resources must be resource ids separated by commas, got ${JSON.stringify(text)}`);
   return ids.map(Number);
+}
+
+function milliseconds(text: string, option: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${option} must be a whole number of milliseconds above 0, got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 function seconds(text: string, option: string): number {

@@ -45,6 +45,8 @@ export interface SimulationOptions {
   durableDir: string | null;
   /** A PEM file of extra CA certificates to trust (--ca). */
   caFile: string | null;
+  /** From --auth-retry: overrides the config's `uplink.authRetryMs`. */
+  authRetryMs: number | null;
   drainMs: number;
   view: StatusView;
 }
@@ -61,9 +63,10 @@ export interface Simulation {
 /** Bad input found while starting (unknown resources, an unusable directory, nothing to do): exit 2. */
 export class SimulationInputError extends Error {}
 
-// A simulator is watched while it runs: send sooner than a battery-powered device would, and spread the
-// first flush less (a fleet of simulators is rarely rebooted at once).
-export const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250 };
+// A simulator is watched while it runs: send sooner than a battery-powered device would, spread the
+// first flush less (a fleet of simulators is rarely rebooted at once), and try a refused token again
+// within seconds rather than the agent's 5 min, so that a restored token is seen to resume delivery.
+export const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250, authRetryMs: 5_000 };
 const LOOKUP_TIMEOUT_MS = 10_000;
 /** A fleet's agents share one HTTP pool of at most this many connections (docs/gateway.md). */
 export const FLEET_CONNECTIONS = 32;
@@ -166,7 +169,7 @@ function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
           feed: feed.id_resource_feed,
         }),
     })),
-    uplink: { ...SIM_UPLINK, ...o.config?.uplink },
+    uplink: { ...SIM_UPLINK, ...o.config?.uplink, ...(o.authRetryMs === null ? {} : { authRetryMs: o.authRetryMs }) },
   };
 }
 

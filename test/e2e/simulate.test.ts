@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
+import { Served } from '../support/serve';
 import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, runSim, SEED, SETPOINT, Sim, storedFeeds, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-simulate-');
@@ -159,6 +160,40 @@ describe('feed-agent simulate', () => {
       await svc.close();
     }
   });
+
+  it('at its defaults, delivers everything within seconds of a revoked token being restored (seed file and SIGUSR2)', async () => {
+    const seedFile = join(work.dir, 'revoke-seed.json');
+    const dbFile = join(work.dir, 'revoke.db');
+    const device = SEED.devices[0];
+    const writeSeed = (token: string) => writeFileSync(seedFile, JSON.stringify({ ...SEED, devices: [{ ...device, token }] }));
+    writeSeed(device.token);
+    const served = await Served.start(work.cli(), ['--port', '0', '--seed', seedFile, '--db', dbFile]);
+    try {
+      // No config: the counters read every second, every uplink setting the simulator's default.
+      const sim = new Sim(work.cli(), ['--resources', COUNTERS.join(','), '--json'], deviceEnv(served.url));
+      await sim.next((e) => e.type === 'status' && e.sent > 0);
+      writeSeed('revoked-' + device.token);
+      await served.reloadSeed(/^seed applied again/);
+      const paused = await sim.next((e) => e.type === 'status' && e.authPaused === true);
+      await sim.next((e) => e.type === 'status' && e.elapsedMs > paused.elapsedMs + 2_000 && e.queued > 0);
+      writeSeed(device.token);
+      await served.reloadSeed(/^seed applied again/);
+      const restored = sim.all('status').pop()!;
+      // Everything accepted while the token was refused is delivered within a refused token's retry (5 s)
+      // and the longest a sample waits for a flush (5 s), with slack for a busy machine.
+      const BOUND_MS = 15_000;
+      const caughtUp = await sim.next((e) => e.type === 'status' && !e.authPaused && e.sent >= restored.accepted, BOUND_MS);
+      expect(caughtUp.elapsedMs - restored.elapsedMs).toBeLessThan(BOUND_MS);
+      sim.kill('SIGINT');
+      expect(await sim.exited).toBe(0);
+      const summary = sim.all('summary')[0];
+      expect(summary).toMatchObject({ ok: true, queued: 0, droppedOverflow: 0, authPaused: false });
+      await served.stop();
+      expect(storedFeeds(dbFile).length).toBe(summary.accepted);
+    } finally {
+      await served.stop();
+    }
+  }, 60_000);
 
   it('exits 1 with the counts when the drain times out, and 130 at a second Ctrl-C', async () => {
     // Nothing listens there: every send fails and the queue cannot drain.
