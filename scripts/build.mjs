@@ -17,6 +17,7 @@ const ENTRIES = [
   { in: 'platforms/node/index.ts', out: 'node' },
 ];
 
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const { values } = parseArgs({ options: { outdir: { type: 'string' }, types: { type: 'boolean' } } });
 const outdir = values.outdir ?? 'dist';
 
@@ -28,6 +29,7 @@ await Promise.all(
       entryPoints: [entry.in],
       outfile,
       banner: entry.executable ? { js: '#!/usr/bin/env node' } : {},
+      define: { FEED_AGENT_VERSION: JSON.stringify(version) },
     });
     if (entry.executable) chmodSync(outfile, 0o755);
   }),

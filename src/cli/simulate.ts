@@ -1,8 +1,7 @@
 // `feed-agent simulate`: a simulated device (docs/simulator.md). This file turns flags, environment and
-// config file into settings, and owns the process: signals, output stream and exit code. Bad input is one
-// line on stderr and exit 2; the token is never printed.
+// config file into settings, and owns the process: signals, output stream and exit code. Bad input is a
+// UsageError (one line on stderr, exit 2, from main); the token is never printed.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, isServiceUrl } from '../core/config';
 import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
 import { parseSimConfig, SimConfigError } from '../sim/config';
@@ -10,6 +9,8 @@ import type { SimConfig } from '../sim/config';
 import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';
 import type { Target } from '../sim/simulator';
 import { StatusView } from '../sim/status';
+import { blockedPortProblem } from './ports';
+import { EXIT_USAGE, parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent simulate [options]
 
@@ -33,13 +34,13 @@ this process and simulates its demo device.
   --durable DIR          keep the queue on disk in DIR; counters continue where they left off
   --json                 one JSON object per line instead of the status line
 
-Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwise, 2 on bad input,
+Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwise, ${EXIT_USAGE} on bad input,
 130 after a second Ctrl-C.`;
 
 const DEFAULT_DRAIN_S = 10;
-
-/** Bad input: one line on stderr, exit 2. */
-class UsageError extends Error {}
+// A second signal this soon after the first is the same Ctrl-C: `npm start` forwards to its script the
+// SIGINT that the terminal also sent it, so one keypress arrives twice.
+const SAME_PRESS_MS = 100;
 
 export const simulate = {
   summary: 'run a simulated device against the service (default: the local demo)',
@@ -50,9 +51,8 @@ async function runSimulate(args: string[]): Promise<void> {
   try {
     process.exitCode = await simulateOrThrow(args);
   } catch (e) {
-    const input = e instanceof UsageError || e instanceof SimulationInputError || e instanceof ConfigError;
-    console.error(`feed-agent simulate: ${(e as Error).message}`);
-    process.exitCode = input ? 2 : 1;
+    // Found by the simulator or the agent as they start: bad input all the same.
+    throw e instanceof SimulationInputError || e instanceof ConfigError ? new UsageError(e.message) : e;
   }
 }
 
@@ -77,13 +77,14 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
   });
-  let signalled = false;
+  let signalledAt: number | null = null;
   const onSignal = (name: string) => (): void => {
-    if (!signalled) {
-      signalled = true;
+    if (signalledAt === null) {
+      signalledAt = performance.now();
       simulation.stop(name);
       return;
     }
+    if (performance.now() - signalledAt < SAME_PRESS_MS) return;
     // The durable queue, if any, already holds every accepted sample: leaving now loses nothing of it.
     const queued = simulation.stats().queued;
     const fate = values.durable === undefined ? 'lost (no --durable)' : `kept in ${values.durable} for the next run`;
@@ -100,41 +101,21 @@ async function simulateOrThrow(args: string[]): Promise<number> {
 }
 
 function parseFlags(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        url: { type: 'string' },
-        key: { type: 'string' },
-        token: { type: 'string' },
-        ca: { type: 'string' },
-        resources: { type: 'string' },
-        devices: { type: 'string' },
-        config: { type: 'string' },
-        duration: { type: 'string' },
-        'drain-timeout': { type: 'string' },
-        'auth-retry': { type: 'string' },
-        durable: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(flagProblem(e as Error & { code?: string }) + ' (see feed-agent simulate --help)');
-  }
-}
-
-/** parseArgs' messages, shortened to the point; none of them quotes an option's value. */
-function flagProblem(e: Error & { code?: string }): string {
-  const option = /'(-[^' ]+)/.exec(e.message)?.[1];
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option ${option}`;
-  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument: every option starts with --';
-  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
-    return /argument missing/.test(e.message) ? `${option} needs a value` : `${option} takes no value`;
-  }
-  return e.message;
+  return parseOptions('simulate', args, {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    token: { type: 'string' },
+    ca: { type: 'string' },
+    resources: { type: 'string' },
+    devices: { type: 'string' },
+    config: { type: 'string' },
+    duration: { type: 'string' },
+    'drain-timeout': { type: 'string' },
+    'auth-retry': { type: 'string' },
+    durable: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
 }
 
 function readConfig(file: string): SimConfig {
@@ -169,7 +150,7 @@ function target(values: { url?: string; key?: string; token?: string; config?: s
     if (stray !== undefined) throw new UsageError(`${stray.source} is given but no URL: without one the local demo device is simulated`);
     return null;
   }
-  if (!isServiceUrl(url.value)) throw new UsageError(`${url.source} must be an http:// or https:// URL, got ${JSON.stringify(url.value)}`);
+  checkUrl(url.value, url.source);
   if (key === undefined || key.value === '') throw new UsageError('a public key is needed with a URL: --key, FEED_AGENT_PUBLIC_KEY or "publicKey" in the config');
   if (token === undefined || token.value === '') throw new UsageError('a token is needed with a URL: --token, FEED_AGENT_TOKEN or "token" in the config');
   return { url: url.value, publicKey: key.value, token: token.value };
@@ -195,10 +176,26 @@ function fleetTarget(values: { url?: string; key?: string; token?: string; resou
   }
   const url = values.url ?? (process.env.FEED_AGENT_URL || undefined) ?? config?.url;
   if (url === undefined) return null;
-  if (!isServiceUrl(url)) throw new UsageError(`the URL must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  checkUrl(url, 'the URL');
   // The fleet's first device; the others' keys and tokens follow from it.
   const first = demoFleetDevice(0);
   return { url, publicKey: first.publicKey, token: first.token };
+}
+
+/** An http(s) URL on a port that fetch connects to; `source` names where it came from. */
+function checkUrl(url: string, source: string): void {
+  const parsed = isServiceUrl(url) ? parseUrl(url) : null;
+  if (parsed === null) throw new UsageError(`${source} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  const blocked = blockedPortProblem(Number(parsed.port));
+  if (blocked !== null) throw new UsageError(`${source}: ${blocked}`);
+}
+
+function parseUrl(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
 }
 
 function deviceCount(text: string): number {

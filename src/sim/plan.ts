@@ -36,7 +36,7 @@ const AUTO_ACTUATOR_MS = 2_000;
 // A range this wide is a count (pulses, events), not a measurement.
 const COUNT_SPAN = 1_000_000;
 
-/** A sensor for every resource whose subtype can be faked, an actuator for each id in `actuators`. */
+/** A sensor for every resource whose subtype a signal can feed, an actuator for each id in `actuators`. */
 export function planFor(resources: readonly Resource[], actuators: readonly number[]): Plan {
   const plan: Plan = { sensors: [], actuators: [], skipped: [] };
   for (const r of resources) {
@@ -56,7 +56,8 @@ export function signalFor(subtype: Subtype): SignalSpec | string {
   const min = subtype.data_restriction_begin_range;
   const max = subtype.data_restriction_end_range;
   if (subtype.data_restriction_regex !== null && subtype.data_restriction_regex !== '') {
-    return 'its values must match the pattern ' + subtype.data_restriction_regex + ', which cannot be faked';
+    // No signal makes up strings: the right ones for a pattern are the user's to give.
+    return 'its values must match the pattern ' + subtype.data_restriction_regex + '; no signal is chosen for a pattern (a "constant" sensor in --config can feed it)';
   }
   if (!(min <= max)) return 'its range [' + min + ', ' + max + '] is empty';
   if (min === max) return { signal: 'constant', value: min };

@@ -131,7 +131,7 @@ describe('plan', () => {
     );
     expect(plan.sensors.map((s) => s.resource)).toEqual([1]);
     expect(plan.actuators.map((a) => a.resource)).toEqual([2]);
-    expect(plan.skipped).toEqual([{ resource: 3, name: 'R3', reason: expect.stringMatching(/cannot be faked/) }]);
+    expect(plan.skipped).toEqual([{ resource: 3, name: 'R3', reason: expect.stringMatching(/no signal is chosen for a pattern/) }]);
   });
 });
 

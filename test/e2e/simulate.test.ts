@@ -1,15 +1,17 @@
 // `feed-agent simulate` as a user runs it: the built CLI in a child process, against the local service in
 // this process on 127.0.0.1 (or the demo service it starts itself). Delivery is checked in the service's
 // database after it closed: every counter value, in order; commands once each; presence; exit codes.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
+import { track } from '../support/children';
 import { Served } from '../support/serve';
-import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, runSim, SEED, SETPOINT, Sim, storedFeeds, withBuiltCli } from './support';
+import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, ROOT, runSim, SEED, SETPOINT, Sim, storedFeeds, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-simulate-');
 
@@ -208,10 +210,41 @@ describe('feed-agent simulate', () => {
     await sim.next((e) => e.type === 'status' && e.queued > 0);
     sim.kill('SIGINT');
     await sim.next((e) => e.type === 'stopping');
+    // Later than one keypress can arrive twice (below): a second press.
+    await new Promise((r) => setTimeout(r, 300));
     sim.kill('SIGINT');
     expect(await sim.exited).toBe(130);
     expect(sim.all('interrupted')[0].queued).toBeGreaterThan(0);
     expect(sim.all('summary')).toEqual([]);
+  });
+
+  it('after `npm start` and one Ctrl-C, the shell sees the simulator\'s own exit status, 0 when all was delivered', async () => {
+    // The repository's start script, run by npm in a project whose dist/ is this build; Ctrl-C as a
+    // terminal sends it, to the whole process group: npm, its shell and the simulator.
+    const app = join(work.dir, 'app');
+    mkdirSync(app);
+    symlinkSync(work.dir, join(app, 'dist'));
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, scripts: { start: scripts.start } }));
+    const npm = track(spawn('npm', ['start', '--silent', '--', '--json'], { cwd: app, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let out = '';
+    npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const exited = new Promise<number | null>((resolve) => npm.on('close', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 300 && !/"type":"status".*"sent":[1-9]/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      process.kill(-npm.pid!, 'SIGINT');
+      expect(await exited, out).toBe(0);
+      expect(out).toMatch(/"type":"summary","ok":true/);
+      expect(out).not.toContain('"type":"interrupted"');
+    } finally {
+      // Its group, should anything be left of it (the simulator is npm's grandchild); gone when all went well.
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // ESRCH: nothing left.
+      }
+    }
   });
 
   describe('bad input: one line on stderr, exit 2, the token never shown', () => {
@@ -221,10 +254,12 @@ describe('feed-agent simulate', () => {
       ['a flag without its value', ['--duration'], {}, /--duration needs a value/],
       ['a positional argument', ['now'], {}, /unexpected argument/],
       ['a duration that is not a number', ['--duration', 'soon'], {}, /--duration must be a number of seconds above 0, got "soon"/],
+      ['a URL on a port fetch refuses', ['--url', 'http://127.0.0.1:6000', '--key', 'K', '--token', secret], {}, /--url: browsers and fetch refuse to connect to port 6000/],
+      ['a bad --auth-retry', ['--auth-retry', '1.5'], {}, /--auth-retry must be a whole number of milliseconds above 0, got "1.5"/],
       ['a URL that is not http', ['--url', 'ftp://127.0.0.1/', '--key', 'K', '--token', secret], {}, /--url must be an http:\/\/ or https:\/\/ URL/],
       ['a bad URL from the environment', [], { FEED_AGENT_URL: 'localhost', FEED_AGENT_PUBLIC_KEY: 'K', FEED_AGENT_TOKEN: secret }, /FEED_AGENT_URL must be/],
-      ['a URL without a token', ['--url', 'http://127.0.0.1:9', '--key', 'K'], {}, /a token is needed with a URL/],
-      ['a URL without a key', ['--url', 'http://127.0.0.1:9', '--token', secret], {}, /a public key is needed with a URL/],
+      ['a URL without a token', ['--url', 'http://127.0.0.1:8', '--key', 'K'], {}, /a token is needed with a URL/],
+      ['a URL without a key', ['--url', 'http://127.0.0.1:8', '--token', secret], {}, /a public key is needed with a URL/],
       ['a token without a URL', ['--token', secret], {}, /--token is given but no URL/],
       ['a bad resource list', ['--resources', '73,x'], {}, /--resources must be resource ids separated by commas/],
       ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],
