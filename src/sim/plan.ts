@@ -24,10 +24,21 @@ export interface Skipped {
   reason: string;
 }
 
+/** A configured sensor some or all of whose readings its resource's subtype refuses (./refusals). */
+export interface Refused {
+  resource: number;
+  name: string;
+  all: boolean;
+  reason: string;
+}
+
 export interface Plan {
   sensors: SensorPlan[];
   actuators: ActuatorPlan[];
   skipped: Skipped[];
+  refused: Refused[];
+  /** Why the configured signals could not be checked at start (the service was not reached), or null. */
+  unchecked: string | null;
 }
 
 const AUTO_SENSOR_MS = 1_000;
@@ -38,7 +49,7 @@ const COUNT_SPAN = 1_000_000;
 
 /** A sensor for every resource whose subtype a signal can feed, an actuator for each id in `actuators`. */
 export function planFor(resources: readonly Resource[], actuators: readonly number[]): Plan {
-  const plan: Plan = { sensors: [], actuators: [], skipped: [] };
+  const plan: Plan = { sensors: [], actuators: [], skipped: [], refused: [], unchecked: null };
   for (const r of resources) {
     if (actuators.includes(r.id_resource)) {
       plan.actuators.push({ resource: r.id_resource, name: r.name, every: AUTO_ACTUATOR_MS });

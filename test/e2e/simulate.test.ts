@@ -11,7 +11,7 @@ import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
 import { Served } from '../support/serve';
-import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, ROOT, runSim, SEED, SETPOINT, Sim, storedFeeds, withBuiltCli } from './support';
+import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, ROOT, runSim, SEED, SETPOINT, Sim, storedFeeds, summaryOf, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-simulate-');
 
@@ -59,7 +59,7 @@ describe('feed-agent simulate', () => {
       expect(sim.stdout).toContain('feed-agent simulate: 3 devices of the demo fleet');
       const status = /devices 3 {2}queued 0 {2}sent (\d+) /.exec(sim.stdout);
       expect(status, sim.stdout).not.toBeNull();
-      const summary = /^done in [\d.]+ s: accepted (\d+), delivered (\d+), .*; every accepted sample was delivered or set aside$/m.exec(sim.stdout);
+      const summary = /^done in [\d.]+ s: accepted (\d+), refused before queuing 0, delivered (\d+), .*; every accepted sample was delivered or set aside$/m.exec(sim.stdout);
       expect(summary).not.toBeNull();
       await svc.close();
       // Every device fed its own five sensors, and the fourth device of the service nothing.
@@ -204,7 +204,7 @@ describe('feed-agent simulate', () => {
     const timedOut = await runSim(work.cli(), ['--config', config, '--duration', '1', '--drain-timeout', '0.5'], deviceEnv(url));
     expect(timedOut.code).toBe(1);
     const last = timedOut.sim.stdout.trim().split('\n').pop()!;
-    expect(last).toMatch(/^done in \d+\.\d s: accepted (\d+), delivered 0, set aside 0, dropped 0, still queued \1; \1 samples were not delivered$/);
+    expect(last).toMatch(/^done in \d+\.\d s: accepted (\d+), refused before queuing 0, delivered 0, set aside 0, dropped 0, still queued \1; \1 samples were not delivered$/);
 
     const sim = new Sim(work.cli(), ['--config', config, '--json'], deviceEnv(url));
     await sim.next((e) => e.type === 'status' && e.queued > 0);
@@ -245,6 +245,56 @@ describe('feed-agent simulate', () => {
         // ESRCH: nothing left.
       }
     }
+  });
+
+  it("runs the README's config example as written against the local demo device", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const example = /### The config file\n\n```json\n([\s\S]*?)```/.exec(readme)![1];
+    const file = join(work.dir, 'readme-config.json');
+    writeFileSync(file, example);
+    const { code, sim } = await runSim(work.cli(), ['--config', file, '--duration', '2', '--json']);
+    expect(code, sim.stdout + sim.stderr).toBe(0);
+    const start = sim.all('start')[0];
+    const configured = (JSON.parse(example) as { sensors: { resource: number }[] }).sensors.map((s) => s.resource);
+    expect(start.sensors.map((s: { resource: number }) => s.resource)).toEqual(configured);
+    expect(start.sensors.every((s: { name: string }) => s.name !== '')).toBe(true);
+    expect(start.refused).toEqual([]);
+    expect(summaryOf(sim, ['ok', 'accepted', 'sent', 'rejectedInvalid'])).toMatchObject({ ok: true, rejectedInvalid: 0 });
+    expect(sim.all('summary')[0].sent).toBe(sim.all('summary')[0].accepted);
+  });
+
+  it('says at start which configured readings the resource would refuse; a run where every one was refused exits 1', async () => {
+    const config = (name: string, sensors: object[]) => {
+      const file = join(work.dir, name);
+      writeFileSync(file, JSON.stringify({ sensors }));
+      return file;
+    };
+    const tooHot = { resource: 102, every: 200, signal: 'sine', min: 130, max: 200 };
+    const refused = await runSim(work.cli(), ['--config', config('too-hot.json', [tooHot]), '--duration', '1.5']);
+    expect(refused.code).toBe(1);
+    expect(refused.sim.stdout).toContain(
+      "  refused   102 Air Temperature    every reading: the signal's 130..200 lies outside the resource's -40..125\n",
+    );
+    expect(refused.sim.stdout).toMatch(
+      /^done in [\d.]+ s: accepted 0, refused before queuing [1-9]\d*, delivered 0, .*; every reading was refused before queuing: nothing to deliver/m,
+    );
+
+    // One signal refused in part and one in full beside a good one: listed, counted, and the run succeeds.
+    const mixed = [
+      tooHot,
+      { resource: 104, every: 200, signal: 'random', min: 50, max: 150 },
+      { resource: 106, every: 200, signal: 'constant', value: 'on' },
+    ];
+    const { code, sim } = await runSim(work.cli(), ['--config', config('mixed.json', mixed), '--duration', '1.5', '--json']);
+    expect(code).toBe(0);
+    expect(sim.all('start')[0].refused).toEqual([
+      { resource: 102, name: 'Air Temperature', all: true, reason: "every reading: the signal's 130..200 lies outside the resource's -40..125" },
+      { resource: 104, name: 'Soil Moisture', all: false, reason: "those above 100: the signal's 50..150 goes beyond the resource's 0..100" },
+    ]);
+    const summary = summaryOf(sim, ['ok', 'accepted', 'sent', 'rejectedInvalid']);
+    expect(summary.ok).toBe(true);
+    expect(summary.rejectedInvalid).toBeGreaterThan(0);
+    expect(summary.sent).toBe(summary.accepted);
   });
 
   describe('bad input: one line on stderr, exit 2, the token never shown', () => {
