@@ -12,9 +12,11 @@ import { NODE_BUNDLE } from './node-bundle.mjs';
 
 const ENTRIES = [
   { in: 'src/cli/main.ts', out: 'cli', executable: true },
-  // The library: `feed-agent` is the core, `feed-agent/node` the Node host and durable queue.
+  // The library: `feed-agent` is the core, `feed-agent/node` the Node host and durable queue,
+  // `feed-agent/service` the local service (it needs the optional peer better-sqlite3).
   { in: 'src/core/index.ts', out: 'index' },
   { in: 'platforms/node/index.ts', out: 'node' },
+  { in: 'src/service/index.ts', out: 'service' },
 ];
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));

@@ -39,8 +39,8 @@ Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwis
 
 const DEFAULT_DRAIN_S = 10;
 // A second signal this soon after the first is the same Ctrl-C: `npm start` forwards to its script the
-// SIGINT that the terminal also sent it, so one keypress arrives twice.
-const SAME_PRESS_MS = 100;
+// SIGINT that the terminal also sent it, so one keypress arrives twice (npm's copy later on a busy machine).
+const SAME_PRESS_MS = 500;
 
 export const simulate = {
   summary: 'run a simulated device against the service (default: the local demo)',
@@ -78,7 +78,10 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     view,
   });
   let signalledAt: number | null = null;
+  let finished = false;
   const onSignal = (name: string) => (): void => {
+    // Done, and on the way out with its own status: a late copy of the first signal must not kill it.
+    if (finished) return;
     if (signalledAt === null) {
       signalledAt = performance.now();
       simulation.stop(name);
@@ -91,12 +94,13 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     view.finish(`interrupted: ${queued} queued samples ${fate}`, { type: 'interrupted', queued });
     process.exit(130);
   };
-  const handlers = { SIGINT: onSignal('Ctrl-C'), SIGTERM: onSignal('SIGTERM') };
-  for (const [name, handler] of Object.entries(handlers)) process.on(name, handler);
+  // Left in place after the end (a signal handler does not hold the process), for the reason above.
+  process.on('SIGINT', onSignal('Ctrl-C'));
+  process.on('SIGTERM', onSignal('SIGTERM'));
   try {
     return await simulation.done;
   } finally {
-    for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);
+    finished = true;
   }
 }
 

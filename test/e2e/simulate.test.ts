@@ -94,13 +94,14 @@ describe('feed-agent simulate', () => {
       await sim.next((e) => e.type === 'start');
       const client = deviceClient(svc.url);
       // A command is a feed written after the actuator's first poll, which only records the current state.
-      // The service counts every operation that names the resource: the start-up lookup, then the polls.
+      // The service counts every operation that names the resource: the simulator's check of the config,
+      // the agent's start-up lookup, then the polls.
       let ownReads = 0;
       const usage = async () => {
         const r = await client.getResource(SETPOINT, { auth: false, silent: true });
         return r.api_requests_usage - ++ownReads;
       };
-      for (let i = 0; i < 200 && (await usage()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && (await usage()) < 3; i++) await new Promise((r) => setTimeout(r, 50));
       const written: number[] = [];
       for (const value of [21.5, 18, 30]) {
         const feed = await client.createFeed(SETPOINT, value);
@@ -211,7 +212,7 @@ describe('feed-agent simulate', () => {
     sim.kill('SIGINT');
     await sim.next((e) => e.type === 'stopping');
     // Later than one keypress can arrive twice (below): a second press.
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 700));
     sim.kill('SIGINT');
     expect(await sim.exited).toBe(130);
     expect(sim.all('interrupted')[0].queued).toBeGreaterThan(0);
