@@ -1,5 +1,5 @@
-// `feed-agent serve`: the local service on the command line (contract: "The local service's command
-// line and data"). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
+// `feed-agent serve`: the local service on the command line (docs/interface.md, "The local service's
+// command line"; every option in docs/service.md). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
 // dashboard's URL (docs/dashboard.md).
 import { readFileSync } from 'node:fs';
 import { LIMITS } from '../core/wire';

@@ -28,7 +28,7 @@ export interface ResourceEntry {
 }
 
 /**
- * A resource row joined with its last feed: the stored fields of the record (§2.2), with
+ * A resource row joined with its last feed: the stored fields of the record (docs/interface.md §2.2), with
  * `lifetime_updated_at` in epoch ms; the computed ones (network sum, presence, nested records) are not stored.
  */
 export type ResourceRow = Omit<
@@ -73,7 +73,7 @@ const SCHEMA_VERSION = 1;
 /** Rows per INSERT statement, largest first; a batch is cut greedily into these. */
 const INSERT_GROUPS = [64, 16, 4, 1];
 
-// AUTOINCREMENT: ids are never reused, so they keep increasing across restarts (contract).
+// AUTOINCREMENT: ids are never reused, so they keep increasing across restarts (docs/interface.md, Ids).
 // id_first_feed is kept beside id_last_feed so that operations 5 and 6 need no index over feeds.
 const SCHEMA = `
 CREATE TABLE subtypes (
