@@ -29,8 +29,8 @@ this process and simulates its demo device.
   --config FILE          sensors, signals, actuators and uplink settings (JSON; see docs/simulator.md)
   --duration SECONDS     stop after this long (default: run until Ctrl-C)
   --drain-timeout SECONDS  on stop, how long the queue may take to drain (default 10)
-  --auth-retry MS        while the service refuses the token, try it again this often (default ${SIM_UPLINK.authRetryMs},
-                         or "authRetryMs" in the config's uplink)
+  --auth-retry MS        while the service refuses the token, try it again this often (or "authRetryMs"
+                         in the config's "uplink"; default ${SIM_UPLINK.authRetryMs})
   --durable DIR          keep the queue on disk in DIR; counters continue where they left off
   --json                 one JSON object per line instead of the status line
 
