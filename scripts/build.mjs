@@ -12,11 +12,14 @@ import { NODE_BUNDLE } from './node-bundle.mjs';
 
 const ENTRIES = [
   { in: 'src/cli/main.ts', out: 'cli', executable: true },
-  // The library: `feed-agent` is the core, `feed-agent/node` the Node host and durable queue.
+  // The library: `feed-agent` is the core, `feed-agent/node` the Node host and durable queue,
+  // `feed-agent/service` the local service (it needs the optional peer better-sqlite3).
   { in: 'src/core/index.ts', out: 'index' },
   { in: 'platforms/node/index.ts', out: 'node' },
+  { in: 'src/service/index.ts', out: 'service' },
 ];
 
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const { values } = parseArgs({ options: { outdir: { type: 'string' }, types: { type: 'boolean' } } });
 const outdir = values.outdir ?? 'dist';
 
@@ -28,6 +31,7 @@ await Promise.all(
       entryPoints: [entry.in],
       outfile,
       banner: entry.executable ? { js: '#!/usr/bin/env node' } : {},
+      define: { FEED_AGENT_VERSION: JSON.stringify(version) },
     });
     if (entry.executable) chmodSync(outfile, 0o755);
   }),

@@ -1,4 +1,5 @@
-// The Node host: HTTP over the built-in fetch, a monotonic clock, timers that never hold the process.
+// The Node host: HTTP over the built-in fetch, a monotonic clock, and timers that keep the process
+// alive while an agent runs (or, by choice, never do).
 import { performance } from 'node:perf_hooks';
 
 import { chainedTimers } from '../../src/core/chained-timers';
@@ -11,18 +12,24 @@ export interface NodeHostOptions extends HttpOptions {
   storage?: QueueStorage;
   /** Where the agent's log lines go. Messages never contain the token. */
   log?: (level: LogLevel, message: string) => void;
+  /**
+   * Whether a running agent keeps the process alive (default true): its timers (sampling, flushing,
+   * polling) hold the event loop as a server's socket does, so a program that only starts an agent runs
+   * until `stop()`, which clears them and lets the process exit. false: they never hold it, and keeping
+   * the process running is the application's business (one that has its own server or loop).
+   */
+  keepAlive?: boolean;
 }
 
-// Unref'd: a pending timer alone never keeps the process alive, so an agent that was stopped (or forgot
-// a timer) lets the process exit. What keeps a process running an agent is the application's business.
-const timers = chainedTimers((fn, ms) => setTimeout(fn, ms).unref(), (timer) => clearTimeout(timer));
+const holding = chainedTimers((fn, ms) => setTimeout(fn, ms), (timer) => clearTimeout(timer));
+const loose = chainedTimers((fn, ms) => setTimeout(fn, ms).unref(), (timer) => clearTimeout(timer));
 
 export function createNodeHost(options: NodeHostOptions = {}): Host {
   return {
     request: createHttp(options),
     // performance.now() only moves forward, whatever happens to the wall clock.
     now: () => performance.now(),
-    ...timers,
+    ...(options.keepAlive === false ? loose : holding),
     storage: options.storage,
     log: options.log,
   };

@@ -2,6 +2,10 @@
 // in COMMANDS; each parses its own options and prints its own help.
 import { serve } from './serve';
 import { simulate } from './simulate';
+import { EXIT_USAGE, UsageError } from './usage';
+
+// package.json's version, put in by the build (scripts/build.mjs).
+declare const FEED_AGENT_VERSION: string;
 
 interface Command {
   summary: string;
@@ -13,7 +17,15 @@ const COMMANDS: Record<string, Command> = { serve, simulate };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return ['usage: feed-agent <command> [options]', '', 'commands:', ...lines, '', 'feed-agent <command> --help shows its options.'].join('\n');
+  return [
+    'usage: feed-agent <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'feed-agent <command> --help shows its options; feed-agent --version its version.',
+    `Bad input (an unknown option, a bad value) exits with ${EXIT_USAGE} in every command.`,
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -22,17 +34,22 @@ async function main(argv: string[]): Promise<void> {
     console.log(usage());
     return;
   }
+  if (name === '--version' || name === '-v') {
+    console.log(FEED_AGENT_VERSION);
+    return;
+  }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
-    console.error(`feed-agent: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
-    process.exitCode = 2;
+    const what = name.startsWith('-') ? 'option' : 'command';
+    console.error(`feed-agent: unknown ${what} ${JSON.stringify(name)} (see feed-agent --help)`);
+    process.exitCode = EXIT_USAGE;
     return;
   }
   try {
     await command.run(args);
   } catch (error) {
     console.error(`feed-agent ${name}: ${(error as Error).message}`);
-    process.exitCode = 1;
+    process.exitCode = error instanceof UsageError ? EXIT_USAGE : 1;
   }
 }
 

@@ -1,16 +1,18 @@
-// `feed-agent serve`: the local service on the command line (contract: "The local service's command
-// line and data"). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
+// `feed-agent serve`: the local service on the command line (docs/interface.md, "The local service's
+// command line"; every option in docs/service.md). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
 // dashboard's URL (docs/dashboard.md).
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { LIMITS } from '../core/wire';
 import { DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, parseSeed, startService } from '../service';
 import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
+import { blockedPortProblem } from './ports';
+import { parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent serve [options]
 
   --host HOST             address to listen on (default 127.0.0.1)
-  --port PORT             port; 0 picks a free one (default 8080)
+  --port PORT             port; 0 picks a free one (default 8080); not one that browsers and fetch refuse
+                          (6000, 6665-6669, …: the fetch standard's "bad ports")
   --seed FILE             devices, resources and subtypes to start with (default: a built-in demo device)
   --demo-devices N        without --seed: N devices like the demo device, to load-test with
                           \`feed-agent simulate --devices N\` (default 1)
@@ -23,7 +25,8 @@ const HELP = `usage: feed-agent serve [options]
                           loopback host, a random one, printed, on any other
 
 With --seed, SIGUSR2 applies the file again (e.g. a device's new token). SIGINT or SIGTERM stops;
-SIGHUP (the terminal closed) ends it.`;
+SIGHUP (the terminal closed) ends it. Exit status: 0 after a stop, 2 on bad input (an option, a seed file),
+1 when it cannot start (the port is taken, the --db file is in use).`;
 
 export const serve = {
   summary: 'run the local service (the six operations over HTTP)',
@@ -31,23 +34,18 @@ export const serve = {
 };
 
 async function runServe(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '8080' },
-      seed: { type: 'string' },
-      'demo-devices': { type: 'string' },
-      db: { type: 'string' },
-      'max-ids': { type: 'string' },
-      'max-elements': { type: 'string' },
-      'max-body-bytes': { type: 'string' },
-      'rate-limit': { type: 'string' },
-      password: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const values = parseOptions('serve', args, {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8080' },
+    seed: { type: 'string' },
+    'demo-devices': { type: 'string' },
+    db: { type: 'string' },
+    'max-ids': { type: 'string' },
+    'max-elements': { type: 'string' },
+    'max-body-bytes': { type: 'string' },
+    'rate-limit': { type: 'string' },
+    password: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
     console.log(HELP);
@@ -57,7 +55,7 @@ async function runServe(args: string[]): Promise<void> {
   const options: ServiceOptions = {
     host: values.host,
     dashboard: { password },
-    port: integer(values.port, '--port', 0, 65535),
+    port: port(values.port),
     dbFile: values.db,
     limits: {
       ...(values['max-ids'] !== undefined && { maxIdsInPath: integer(values['max-ids'], '--max-ids', 1) }),
@@ -75,10 +73,10 @@ async function runServe(args: string[]): Promise<void> {
   let fleet = 1;
   if (values['demo-devices'] !== undefined) {
     fleet = integer(values['demo-devices'], '--demo-devices', 1, MAX_DEMO_DEVICES);
-    if (values.seed !== undefined) throw new Error('--demo-devices makes the demo fleet; it cannot be combined with --seed');
+    if (values.seed !== undefined) throw new UsageError('--demo-devices makes the demo fleet; it cannot be combined with --seed');
     options.demoDevices = fleet;
   }
-  if (values.seed !== undefined) options.seed = readSeed(values.seed);
+  if (values.seed !== undefined) options.seed = asUsage(() => readSeed(values.seed!));
 
   const service = await startService(options);
   // Before the first line, which tells whoever waits for it that the service is ready for signals too.
@@ -159,8 +157,24 @@ function fleetText(url: string, n: number): string {
   ].join('\n');
 }
 
+function port(text: string): number {
+  const value = integer(text, '--port', 0, 65535);
+  const blocked = blockedPortProblem(value);
+  if (blocked !== null) throw new UsageError(`--port: ${blocked}`);
+  return value;
+}
+
+/** A bad seed file is bad input, as a bad option is; the same file failing on SIGUSR2 changes nothing. */
+function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 function integer(text: string, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`${option} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${option} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
   return value;
 }

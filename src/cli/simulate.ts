@@ -1,15 +1,16 @@
 // `feed-agent simulate`: a simulated device (docs/simulator.md). This file turns flags, environment and
-// config file into settings, and owns the process: signals, output stream and exit code. Bad input is one
-// line on stderr and exit 2; the token is never printed.
+// config file into settings, and owns the process: signals, output stream and exit code. Bad input is a
+// UsageError (one line on stderr, exit 2, from main); the token is never printed.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, isServiceUrl } from '../core/config';
 import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
 import { parseSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
-import { SimulationInputError, startSimulation } from '../sim/simulator';
+import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';
 import type { Target } from '../sim/simulator';
 import { StatusView } from '../sim/status';
+import { blockedPortProblem } from './ports';
+import { EXIT_USAGE, parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent simulate [options]
 
@@ -28,16 +29,18 @@ this process and simulates its demo device.
   --config FILE          sensors, signals, actuators and uplink settings (JSON; see docs/simulator.md)
   --duration SECONDS     stop after this long (default: run until Ctrl-C)
   --drain-timeout SECONDS  on stop, how long the queue may take to drain (default 10)
+  --auth-retry MS        while the service refuses the token, try it again this often (or "authRetryMs"
+                         in the config's "uplink"; default ${SIM_UPLINK.authRetryMs})
   --durable DIR          keep the queue on disk in DIR; counters continue where they left off
   --json                 one JSON object per line instead of the status line
 
-Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwise, 2 on bad input,
+Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwise, ${EXIT_USAGE} on bad input,
 130 after a second Ctrl-C.`;
 
 const DEFAULT_DRAIN_S = 10;
-
-/** Bad input: one line on stderr, exit 2. */
-class UsageError extends Error {}
+// A second signal this soon after the first is the same Ctrl-C: `npm start` forwards to its script the
+// SIGINT that the terminal also sent it, so one keypress arrives twice (npm's copy later on a busy machine).
+const SAME_PRESS_MS = 500;
 
 export const simulate = {
   summary: 'run a simulated device against the service (default: the local demo)',
@@ -48,9 +51,8 @@ async function runSimulate(args: string[]): Promise<void> {
   try {
     process.exitCode = await simulateOrThrow(args);
   } catch (e) {
-    const input = e instanceof UsageError || e instanceof SimulationInputError || e instanceof ConfigError;
-    console.error(`feed-agent simulate: ${(e as Error).message}`);
-    process.exitCode = input ? 2 : 1;
+    // Found by the simulator or the agent as they start: bad input all the same.
+    throw e instanceof SimulationInputError || e instanceof ConfigError ? new UsageError(e.message) : e;
   }
 }
 
@@ -71,66 +73,53 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     durationMs: values.duration === undefined ? null : seconds(values.duration, '--duration') * 1000,
     durableDir: values.durable ?? null,
     caFile: values.ca ?? null,
+    authRetryMs: values['auth-retry'] === undefined ? null : milliseconds(values['auth-retry'], '--auth-retry'),
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
   });
-  let signalled = false;
+  let signalledAt: number | null = null;
+  let finished = false;
   const onSignal = (name: string) => (): void => {
-    if (!signalled) {
-      signalled = true;
+    // Done, and on the way out with its own status: a late copy of the first signal must not kill it.
+    if (finished) return;
+    if (signalledAt === null) {
+      signalledAt = performance.now();
       simulation.stop(name);
       return;
     }
+    if (performance.now() - signalledAt < SAME_PRESS_MS) return;
     // The durable queue, if any, already holds every accepted sample: leaving now loses nothing of it.
     const queued = simulation.stats().queued;
     const fate = values.durable === undefined ? 'lost (no --durable)' : `kept in ${values.durable} for the next run`;
     view.finish(`interrupted: ${queued} queued samples ${fate}`, { type: 'interrupted', queued });
     process.exit(130);
   };
-  const handlers = { SIGINT: onSignal('Ctrl-C'), SIGTERM: onSignal('SIGTERM') };
-  for (const [name, handler] of Object.entries(handlers)) process.on(name, handler);
+  // Left in place after the end (a signal handler does not hold the process), for the reason above.
+  process.on('SIGINT', onSignal('Ctrl-C'));
+  process.on('SIGTERM', onSignal('SIGTERM'));
   try {
     return await simulation.done;
   } finally {
-    for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);
+    finished = true;
   }
 }
 
 function parseFlags(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        url: { type: 'string' },
-        key: { type: 'string' },
-        token: { type: 'string' },
-        ca: { type: 'string' },
-        resources: { type: 'string' },
-        devices: { type: 'string' },
-        config: { type: 'string' },
-        duration: { type: 'string' },
-        'drain-timeout': { type: 'string' },
-        durable: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(flagProblem(e as Error & { code?: string }) + ' (see feed-agent simulate --help)');
-  }
-}
-
-/** parseArgs' messages, shortened to the point; none of them quotes an option's value. */
-function flagProblem(e: Error & { code?: string }): string {
-  const option = /'(-[^' ]+)/.exec(e.message)?.[1];
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option ${option}`;
-  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument: every option starts with --';
-  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
-    return /argument missing/.test(e.message) ? `${option} needs a value` : `${option} takes no value`;
-  }
-  return e.message;
+  return parseOptions('simulate', args, {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    token: { type: 'string' },
+    ca: { type: 'string' },
+    resources: { type: 'string' },
+    devices: { type: 'string' },
+    config: { type: 'string' },
+    duration: { type: 'string' },
+    'drain-timeout': { type: 'string' },
+    'auth-retry': { type: 'string' },
+    durable: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
 }
 
 function readConfig(file: string): SimConfig {
@@ -165,7 +154,7 @@ function target(values: { url?: string; key?: string; token?: string; config?: s
     if (stray !== undefined) throw new UsageError(`${stray.source} is given but no URL: without one the local demo device is simulated`);
     return null;
   }
-  if (!isServiceUrl(url.value)) throw new UsageError(`${url.source} must be an http:// or https:// URL, got ${JSON.stringify(url.value)}`);
+  checkUrl(url.value, url.source);
   if (key === undefined || key.value === '') throw new UsageError('a public key is needed with a URL: --key, FEED_AGENT_PUBLIC_KEY or "publicKey" in the config');
   if (token === undefined || token.value === '') throw new UsageError('a token is needed with a URL: --token, FEED_AGENT_TOKEN or "token" in the config');
   return { url: url.value, publicKey: key.value, token: token.value };
@@ -191,10 +180,26 @@ function fleetTarget(values: { url?: string; key?: string; token?: string; resou
   }
   const url = values.url ?? (process.env.FEED_AGENT_URL || undefined) ?? config?.url;
   if (url === undefined) return null;
-  if (!isServiceUrl(url)) throw new UsageError(`the URL must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  checkUrl(url, 'the URL');
   // The fleet's first device; the others' keys and tokens follow from it.
   const first = demoFleetDevice(0);
   return { url, publicKey: first.publicKey, token: first.token };
+}
+
+/** An http(s) URL on a port that fetch connects to; `source` names where it came from. */
+function checkUrl(url: string, source: string): void {
+  const parsed = isServiceUrl(url) ? parseUrl(url) : null;
+  if (parsed === null) throw new UsageError(`${source} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  const blocked = blockedPortProblem(Number(parsed.port));
+  if (blocked !== null) throw new UsageError(`${source}: ${blocked}`);
+}
+
+function parseUrl(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
 }
 
 function deviceCount(text: string): number {
@@ -207,6 +212,11 @@ function resourceList(text: string): number[] {
   const ids = text.split(',').map((part) => part.trim());
   if (!ids.every((id) => /^[1-9]\d{0,15}$/.test(id))) throw new UsageError(`--resources must be resource ids separated by commas, got ${JSON.stringify(text)}`);
   return ids.map(Number);
+}
+
+function milliseconds(text: string, option: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${option} must be a whole number of milliseconds above 0, got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 function seconds(text: string, option: string): number {

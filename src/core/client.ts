@@ -1,4 +1,4 @@
-// The typed client for the service's six operations (service-interface.md §4, contract.md). It builds
+// The typed client for the service's six operations (docs/interface.md §4 and its decisions). It builds
 // the URL and headers, hands the exchange to the host, and checks every answer on the way in: its shape
 // against the interface's tables and its records against the request (ids, order, count). Every failure
 // of the exchange or the answer rejects with a FeedError; a programming error (a bad id, a write without
@@ -350,7 +350,7 @@ const TYPES: Readonly<Record<string, readonly [string, (v: unknown) => boolean]>
   v: Object.freeze(['number, boolean or string', isValue] as const),
 });
 
-// The interface's tables (§2.2–2.4, contract: nulls for a resource without feeds), one entry per field
+// The interface's tables (docs/interface.md §2.2–2.4, and Values: nulls for a resource without feeds), one entry per field
 // of the wire type: the mapped types make the compiler insist that none is left out.
 const SUBTYPE: { readonly [K in keyof Subtype]: string } = Object.freeze({
   id_resource_subtype: 'i',

@@ -72,7 +72,7 @@ export function parseRetryAfter(value: string | null): number {
 
 /** The element index an operation-4 failure message names, or -1. */
 export function elementIndexOf(message: string): number {
-  // The contract's operation-4 messages name the first bad element: `element 3: resource 99 not found`.
+  // Operation 4's refusals name the first bad element: `element 3: resource 99 not found`.
   const match = /\belement (\d+):/.exec(message);
   return match === null ? -1 : Number(match[1]);
 }

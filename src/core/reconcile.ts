@@ -1,7 +1,7 @@
 // Reconciliation: after an operation-4 request whose outcome is unknown (a timeout, a reset, a garbled
 // answer: FeedError.maybeDelivered), find out whether the service stored the batch before sending it
 // again. The interface has no idempotency key, but operation 4 is atomic and stores its elements in
-// request order with increasing ids (contract.md), and operation 6 shows each resource's newest feed. So
+// request order with increasing ids (docs/interface.md), and operation 6 shows each resource's newest feed. So
 // the batch's resources are read back (operation 6, silent) and compared with what the agent knew before
 // the request (the last id_resource_feed per resource, from the start-up lookup and earlier answers):
 //

@@ -1,4 +1,4 @@
-// The subtype restriction rule of the contract (Validation), shared by the agent (which checks a sample
+// The subtype restriction rule (docs/interface.md, Validation), shared by the agent (which checks a sample
 // before it queues it) and the local service (which answers 422): one rule, one implementation.
 import type { InputValue, Subtype } from './wire';
 
@@ -36,7 +36,7 @@ export function compileRestriction(
   return { regex, begin: subtype.data_restriction_begin_range, end: subtype.data_restriction_end_range };
 }
 
-/** The stored string form of an input (contract, Values): `String(n)`, `"1"`/`"0"`, or the string. */
+/** The stored string form of an input (docs/interface.md, Values): `String(n)`, `"1"`/`"0"`, or the string. */
 export function rawData(input: InputValue): string {
   if (typeof input === 'boolean') return input ? '1' : '0';
   return typeof input === 'number' ? String(input) : input;

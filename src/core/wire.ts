@@ -1,4 +1,4 @@
-// The wire types of the service interface (shared/spec/service-interface.md §2, contract.md), in one
+// The wire types of the service interface (docs/interface.md §2 and its decisions), in one
 // place. The client parses answers into these; the local service produces them.
 
 /** §2.1: every answer, success or failure (on failure `payload` is null). */
@@ -39,7 +39,7 @@ export interface CreatedFeed {
   created_at: string;
 }
 
-/** §2.2. A resource without feeds has `id_last_feed` and `last_feed` null (contract, Values). */
+/** §2.2. A resource without feeds has `id_last_feed` and `last_feed` null (docs/interface.md, Values). */
 export interface Resource {
   id_resource: number;
   id_device: number;
@@ -63,7 +63,7 @@ export interface Resource {
   data_format: unknown[];
 }
 
-/** `input` may be a number, a boolean or a string (contract, Values). */
+/** `input` may be a number, a boolean or a string (docs/interface.md, Values). */
 export type InputValue = number | boolean | string;
 
 /** One element of an operation-4 body. */
@@ -73,7 +73,7 @@ export interface FeedInput {
 }
 
 /**
- * Operation 4's answer in a later form of the original platform (contract, vendor docs June 2018):
+ * Operation 4's answer in a later form of the original platform (docs/interface.md, Operation 4 is atomic):
  * `payload` is this object instead of the plain array; entries of `failed` are rejected elements.
  */
 export interface BatchAnswer {
@@ -99,7 +99,7 @@ export interface FailedFeed {
 /** The service's messages for the two successful answers that carry one (§2.1). */
 export const MESSAGE_FEED_CREATED = 'Resource Feed Created!';
 
-/** Defaults of the local service (contract, Limits); the agent must not assume more. */
+/** Defaults of the local service (docs/interface.md, Limits); the agent must not assume more. */
 export const LIMITS = Object.freeze({
   maxIdsInPath: 100,
   maxBatchElements: 1000,

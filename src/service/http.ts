@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** A failure to answer with its status and the contract's failure envelope. */
+/** A failure to answer with its status and the failure envelope (docs/interface.md, Envelope). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

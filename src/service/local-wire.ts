@@ -9,7 +9,7 @@ import type { Resource } from '../core/wire';
  */
 export type ValueKind = 'number' | 'boolean' | 'string';
 
-/** A resource record of the interface (§2.2), read without counting, and how its values are shown. */
+/** A resource record of the interface (docs/interface.md §2.2), read without counting, and how its values are shown. */
 export interface LocalResource {
   kind: ValueKind;
   record: Resource;

@@ -1,6 +1,6 @@
-// The six operations of the interface (§4) over the store. Each checks everything first, then applies
+// The six operations of the interface (docs/interface.md §4) over the store. Each checks everything first, then applies
 // its request in one transaction (feeds, usage counters, presence) and returns the response body.
-// Counters follow the contract: a request counts once on each resource it names or writes; outgoing
+// Counters follow docs/interface.md (Usage counters): a request counts once on each resource it names or writes; outgoing
 // bytes are the request body's share of a resource, income bytes the response body's share.
 import { checkInput, rawData } from '../core/validate';
 import type { FeedInput, InputValue } from '../core/wire';
@@ -91,7 +91,7 @@ interface Written {
   last: number;
 }
 
-/** Operation 4: every element is stored, in request order, or none is (contract, Operation 4 is atomic). */
+/** Operation 4: every element is stored, in request order, or none is (docs/interface.md, Operation 4 is atomic). */
 export function createFeeds(ctx: Context, body: unknown, maxElements: number): string {
   const elements: FeedInput[] = batchBody(body, maxElements).map((value, i) => {
     const prefix = `element ${i}: `;

@@ -1,4 +1,4 @@
-// Reading what a client sent, each part checked as the contract's status table says (400, 413, 415).
+// Reading what a client sent, each part checked as the status table of docs/service.md says (400, 413, 415).
 import type { IncomingMessage } from 'node:http';
 import type { FeedInput, InputValue } from '../core/wire';
 import { HttpError } from './http';

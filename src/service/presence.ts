@@ -1,4 +1,4 @@
-// The presence rule of the contract: a resource is alive while its last presence update lies within
+// The presence rule (docs/interface.md, Presence): a resource is alive while its last presence update lies within
 // `lifetime` minutes of now. Computed at read time from the stored update time, never stored itself.
 
 const MINUTE_MS = 60_000;

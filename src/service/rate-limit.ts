@@ -1,4 +1,4 @@
-// An optional per-device token bucket (contract: 429 only when a rate limit is configured).
+// An optional per-device token bucket (docs/interface.md: 429 only when a rate limit is configured).
 
 export interface RateLimit {
   /** Sustained requests per second allowed to one device. */

@@ -1,4 +1,4 @@
-// The records of the interface (§2.2-2.4) built from stored rows, with their fields in the interface's
+// The records of the interface (docs/interface.md §2.2-2.4) built from stored rows, with their fields in the interface's
 // order; presence (is_alive / is_dead) is computed here, at read time.
 import type { Resource, Subtype } from '../core/wire';
 import { isAlive } from './presence';
@@ -40,7 +40,7 @@ export function resourceRecord(row: ResourceRow, subtype: Subtype, nowMs: number
 }
 
 /**
- * A feed as created (operations 3, 4), as JSON text: the fields in the order of §4.3, `raw_data` the input
+ * A feed as created (operations 3, 4), as JSON text: the fields in the order of §2.4 for a created feed, `raw_data` the input
  * as sent (`inputJson`, its JSON text). Written out rather than stringified: operation 4 makes one per
  * element, and building an object to stringify it cost a third of the service's time in a batch of 1,000.
  */

@@ -1,4 +1,4 @@
-// The six paths of the interface (§4): which operation a request names, or 404 / 405.
+// The six paths of the interface (docs/interface.md §4): which operation a request names, or 404 / 405.
 import { HttpError } from './http';
 
 export type Operation = 'getResource' | 'getResources' | 'createFeed' | 'createFeeds' | 'firstFeeds' | 'lastFeeds';

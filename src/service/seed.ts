@@ -1,10 +1,10 @@
-// The seed file of the contract: the subtypes, devices and resources the service starts with. Checked in
+// The seed file (docs/service.md): the subtypes, devices and resources the service starts with. Checked in
 // full before anything is stored; the first problem found is thrown as one sentence naming the field.
 import { compileRestriction } from '../core/validate';
 import type { Subtype } from '../core/wire';
 import { jsonFault } from './json-where';
 
-/** A subtype as seeded: the record of §2.3 without its timestamps, which the service sets. */
+/** A subtype as seeded: the record of docs/interface.md §2.3 without its timestamps, which the service sets. */
 export type SeedSubtype = Omit<Subtype, 'created_at' | 'updated_at'>;
 
 export interface SeedResource {
@@ -12,7 +12,7 @@ export interface SeedResource {
   id_resource_subtype: number;
   name: string;
   description: string;
-  /** Minutes (contract, Presence). */
+  /** Minutes (docs/interface.md, Presence). */
   lifetime: number;
 }
 

@@ -21,7 +21,7 @@ import type { Seed } from './seed';
 import { Store } from './store';
 import { timestamp } from './time';
 
-/** The contract's limits (core's LIMITS are the defaults), each configurable. */
+/** The limits of docs/interface.md (core's LIMITS are the defaults), each configurable. */
 export type ServiceLimits = Record<keyof typeof LIMITS, number>;
 
 export interface ServiceTimeouts {

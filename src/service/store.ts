@@ -1,12 +1,13 @@
 // Storage: the SQLite schema, the seed upsert and the prepared statements of the hot path.
 // Subtypes, devices and resources change only when a seed is applied at start, so they are also held in
 // memory (the catalog); feeds, counters and presence live only in the database.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { compileRestriction } from '../core/validate';
 import type { Restriction } from '../core/validate';
 import type { Feed, Resource, Subtype } from '../core/wire';
 import { tokenDigest } from './auth';
 import { SeedError } from './seed';
+import { loadSqlite } from './sqlite';
 import type { Seed } from './seed';
 
 export interface SubtypeEntry {
@@ -27,7 +28,7 @@ export interface ResourceEntry {
 }
 
 /**
- * A resource row joined with its last feed: the stored fields of the record (§2.2), with
+ * A resource row joined with its last feed: the stored fields of the record (docs/interface.md §2.2), with
  * `lifetime_updated_at` in epoch ms; the computed ones (network sum, presence, nested records) are not stored.
  */
 export type ResourceRow = Omit<
@@ -72,7 +73,7 @@ const SCHEMA_VERSION = 1;
 /** Rows per INSERT statement, largest first; a batch is cut greedily into these. */
 const INSERT_GROUPS = [64, 16, 4, 1];
 
-// AUTOINCREMENT: ids are never reused, so they keep increasing across restarts (contract).
+// AUTOINCREMENT: ids are never reused, so they keep increasing across restarts (docs/interface.md, Ids).
 // id_first_feed is kept beside id_last_feed so that operations 5 and 6 need no index over feeds.
 const SCHEMA = `
 CREATE TABLE subtypes (
@@ -173,7 +174,8 @@ export class Store {
   /** Opens (and creates when needed) the database; in memory without a file. */
   constructor(file?: string) {
     // No busy wait: the only other holder of the file can be another service, which keeps it.
-    this.db = new Database(file ?? ':memory:', { timeout: 0 });
+    const Sqlite = loadSqlite();
+    this.db = new Sqlite(file ?? ':memory:', { timeout: 0 });
     try {
       if (file !== undefined) {
         // One service per file: a second one fails at once instead of sharing a stale catalog.

@@ -24,10 +24,21 @@ export interface Skipped {
   reason: string;
 }
 
+/** A configured sensor some or all of whose readings its resource's subtype refuses (./refusals). */
+export interface Refused {
+  resource: number;
+  name: string;
+  all: boolean;
+  reason: string;
+}
+
 export interface Plan {
   sensors: SensorPlan[];
   actuators: ActuatorPlan[];
   skipped: Skipped[];
+  refused: Refused[];
+  /** Why the configured signals could not be checked at start (the service was not reached), or null. */
+  unchecked: string | null;
 }
 
 const AUTO_SENSOR_MS = 1_000;
@@ -36,9 +47,9 @@ const AUTO_ACTUATOR_MS = 2_000;
 // A range this wide is a count (pulses, events), not a measurement.
 const COUNT_SPAN = 1_000_000;
 
-/** A sensor for every resource whose subtype can be faked, an actuator for each id in `actuators`. */
+/** A sensor for every resource whose subtype a signal can feed, an actuator for each id in `actuators`. */
 export function planFor(resources: readonly Resource[], actuators: readonly number[]): Plan {
-  const plan: Plan = { sensors: [], actuators: [], skipped: [] };
+  const plan: Plan = { sensors: [], actuators: [], skipped: [], refused: [], unchecked: null };
   for (const r of resources) {
     if (actuators.includes(r.id_resource)) {
       plan.actuators.push({ resource: r.id_resource, name: r.name, every: AUTO_ACTUATOR_MS });
@@ -56,7 +67,8 @@ export function signalFor(subtype: Subtype): SignalSpec | string {
   const min = subtype.data_restriction_begin_range;
   const max = subtype.data_restriction_end_range;
   if (subtype.data_restriction_regex !== null && subtype.data_restriction_regex !== '') {
-    return 'its values must match the pattern ' + subtype.data_restriction_regex + ', which cannot be faked';
+    // No signal makes up strings: the right ones for a pattern are the user's to give.
+    return 'its values must match the pattern ' + subtype.data_restriction_regex + '; no signal is chosen for a pattern (a "constant" sensor in --config can feed it)';
   }
   if (!(min <= max)) return 'its range [' + min + ', ' + max + '] is empty';
   if (min === max) return { signal: 'constant', value: min };

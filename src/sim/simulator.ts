@@ -19,6 +19,7 @@ import type { SimConfig } from './config';
 import { CounterLedger } from './ledger';
 import { planFor } from './plan';
 import type { Plan } from './plan';
+import { refusedReadings } from './refusals';
 import { createSignal, describeSignal } from './signals';
 import { STATUS_INTERVAL_MS, sumStats } from './status';
 import type { StatusView } from './status';
@@ -45,6 +46,8 @@ export interface SimulationOptions {
   durableDir: string | null;
   /** A PEM file of extra CA certificates to trust (--ca). */
   caFile: string | null;
+  /** From --auth-retry: overrides the config's `uplink.authRetryMs`. */
+  authRetryMs: number | null;
   drainMs: number;
   view: StatusView;
 }
@@ -61,9 +64,10 @@ export interface Simulation {
 /** Bad input found while starting (unknown resources, an unusable directory, nothing to do): exit 2. */
 export class SimulationInputError extends Error {}
 
-// A simulator is watched while it runs: send sooner than a battery-powered device would, and spread the
-// first flush less (a fleet of simulators is rarely rebooted at once).
-export const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250 };
+// A simulator is watched while it runs: send sooner than a battery-powered device would, spread the
+// first flush less (a fleet of simulators is rarely rebooted at once), and try a refused token again
+// within seconds rather than the agent's 5 min, so that a restored token is seen to resume delivery.
+export const SIM_UPLINK = { flushMs: 2_000, maxLatencyMs: 5_000, startJitterMs: 250, authRetryMs: 5_000 };
 const LOOKUP_TIMEOUT_MS = 10_000;
 /** A fleet's agents share one HTTP pool of at most this many connections (docs/gateway.md). */
 export const FLEET_CONNECTIONS = 32;
@@ -130,6 +134,8 @@ function fleet(url: string, n: number, plan: Plan): Device[] {
         sensors: plan.sensors.map((s) => ({ ...s, resource: id(s.resource) })),
         actuators: plan.actuators.map((a) => ({ ...a, resource: id(a.resource) })),
         skipped: plan.skipped.map((s) => ({ ...s, resource: id(s.resource) })),
+        refused: plan.refused.map((r) => ({ ...r, resource: id(r.resource) })),
+        unchecked: plan.unchecked,
       },
       label: `device ${k + 1}: `,
     };
@@ -166,7 +172,7 @@ function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
           feed: feed.id_resource_feed,
         }),
     })),
-    uplink: { ...SIM_UPLINK, ...o.config?.uplink },
+    uplink: { ...SIM_UPLINK, ...o.config?.uplink, ...(o.authRetryMs === null ? {} : { authRetryMs: o.authRetryMs }) },
   };
 }
 
@@ -197,7 +203,10 @@ async function startAll(agents: Agent[], devices: Device[]): Promise<void> {
   throw new SimulationInputError(`${message} (a fleet of ${devices.length} needs feed-agent serve --demo-devices ${devices.length} or more)`);
 }
 
-/** The config's sensors and actuators, then a sensor (or a demo actuator) for every other resource named. */
+/**
+ * The config's sensors and actuators, named and checked against their resources' subtypes, then a sensor
+ * (or a demo actuator) for every other resource named. One lookup (operation 2) reads them all.
+ */
 async function makePlan(
   target: Target,
   config: SimConfig | null,
@@ -205,19 +214,38 @@ async function makePlan(
   actuators: number[],
   request: Host['request'],
 ): Promise<Plan> {
-  const plan: Plan = { sensors: [...(config?.sensors ?? [])], actuators: [...(config?.actuators ?? [])], skipped: [] };
-  if (auto.length === 0) return plan;
+  const configured = [...(config?.sensors ?? []), ...(config?.actuators ?? [])].map((x) => x.resource);
+  const ids = [...new Set([...auto, ...configured])];
   const client = new FeedClient(request, { baseUrl: target.url, publicKey: target.publicKey, token: target.token, timeoutMs: LOOKUP_TIMEOUT_MS });
   let resources: Resource[];
   try {
-    resources = await client.getResources(auto);
+    resources = await client.getResources(ids);
   } catch (e) {
-    const message = 'cannot read resources ' + auto.join(',') + ' to plan their signals: ' + (e as Error).message;
+    // The config alone needs no lookup to run: the agent starts without the service and checks each reading.
+    if (auto.length === 0 && e instanceof FeedError && e.retryable) {
+      const unchecked = 'cannot read resources ' + ids.join(',') + ' now (' + e.message + '): the agent checks each reading once it can';
+      return { sensors: config?.sensors ?? [], actuators: config?.actuators ?? [], skipped: [], refused: [], unchecked };
+    }
+    const message = 'cannot read resources ' + ids.join(',') + ' to plan and check their signals: ' + (e as Error).message;
     // A resource the device does not have is bad input, like a bad flag.
     throw e instanceof FeedError && e.status === 404 ? new SimulationInputError(message) : new Error(message);
   }
-  const found = planFor(resources, actuators);
-  return { sensors: [...plan.sensors, ...found.sensors], actuators: [...plan.actuators, ...found.actuators], skipped: found.skipped };
+  const byId = new Map(resources.map((r) => [r.id_resource, r]));
+  const named = <T extends { resource: number; name: string }>(x: T): T => ({ ...x, name: byId.get(x.resource)?.name ?? x.name });
+  const sensors = (config?.sensors ?? []).map(named);
+  const refused = sensors.flatMap((s) => {
+    const subtype = byId.get(s.resource)?.subtype;
+    const refusal = subtype === undefined ? null : refusedReadings(s.spec, s.every, subtype);
+    return refusal === null ? [] : [{ resource: s.resource, name: s.name, ...refusal }];
+  });
+  const found = planFor(resources.filter((r) => auto.includes(r.id_resource)), actuators);
+  return {
+    sensors: [...sensors, ...found.sensors],
+    actuators: [...(config?.actuators ?? []).map(named), ...found.actuators],
+    skipped: found.skipped,
+    refused,
+    unchecked: null,
+  };
 }
 
 function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown): Simulation {
@@ -242,7 +270,7 @@ function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown)
       clearInterval(ticker);
       o.view.update(final, performance.now(), startedAt);
       await closeService();
-      const ok = final.queued === 0 && final.droppedOverflow === 0;
+      const ok = final.queued === 0 && final.droppedOverflow === 0 && !allRefused(final);
       const elapsedMs = Math.round(performance.now() - startedAt);
       const fleet = agents.length > 1 ? { devices: agents.length } : {};
       o.view.finish(summaryLine(final, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...fleet, ...final });
@@ -254,11 +282,21 @@ function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown)
 }
 
 function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: string | null): string {
-  const counts = `accepted ${s.accepted}, delivered ${s.sent}, set aside ${s.setAside}, dropped ${s.droppedOverflow}, still queued ${s.queued}`;
-  const verdict = ok
-    ? 'every accepted sample was delivered or set aside'
-    : `${s.queued + s.droppedOverflow} samples were not delivered` + (s.queued > 0 && durableDir !== null ? ` (the queued ones stay in ${durableDir} for the next run)` : '');
+  const counts =
+    `accepted ${s.accepted}, refused before queuing ${s.rejectedInvalid}, delivered ${s.sent}, ` +
+    `set aside ${s.setAside}, dropped ${s.droppedOverflow}, still queued ${s.queued}`;
+  const undelivered = s.queued + s.droppedOverflow;
+  const verdict = allRefused(s)
+    ? 'every reading was refused before queuing: nothing to deliver (the start lists why)'
+    : ok
+      ? 'every accepted sample was delivered or set aside'
+      : `${undelivered} samples were not delivered` + (s.queued > 0 && durableDir !== null ? ` (the queued ones stay in ${durableDir} for the next run)` : '');
   return `done in ${(elapsedMs / 1000).toFixed(1)} s: ${counts}; ${verdict}`;
+}
+
+/** Readings were taken and none was accepted: the run did nothing it was meant to. */
+function allRefused(s: AgentStats): boolean {
+  return s.accepted === 0 && s.rejectedInvalid > 0;
 }
 
 /**
@@ -277,6 +315,8 @@ function showStart(o: SimulationOptions, devices: Device[], dashboard: string | 
     ...plan.sensors.map((s) => `  sensor    ${label(s.resource, s.name)} ${describeSignal(s.spec)}, every ${s.every} ms`),
     ...plan.actuators.map((a) => `  actuator  ${label(a.resource, a.name)} commands polled every ${a.every} ms`),
     ...plan.skipped.map((s) => `  skipped   ${label(s.resource, s.name)} ${s.reason}`),
+    ...plan.refused.map((r) => `  refused   ${label(r.resource, r.name)} ${r.reason}`),
+    ...(plan.unchecked === null ? [] : [`  unchecked ${plan.unchecked}`]),
     o.durationMs === null ? 'Ctrl-C stops: the queue is delivered first; a second Ctrl-C quits at once.' : `Runs for ${o.durationMs / 1000} s; Ctrl-C stops sooner.`,
   ];
   o.view.event(lines.join('\n'), {
@@ -290,6 +330,8 @@ function showStart(o: SimulationOptions, devices: Device[], dashboard: string | 
     sensors: plan.sensors.map((s) => ({ resource: s.resource, name: s.name, every: s.every, ...s.spec })),
     actuators: plan.actuators,
     skipped: plan.skipped,
+    refused: plan.refused,
+    unchecked: plan.unchecked,
   });
 }
 

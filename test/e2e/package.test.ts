@@ -1,14 +1,21 @@
-// The library as a gateway gets it: the package packed with `npm pack` (so "files" must hold what
-// "exports" names), installed into a consumer, imported as `feed-agent` and `feed-agent/node`, type-checked
-// by a strict NodeNext project, and the gateway example run from it: several devices in one process.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+// The library as a project gets it: the package packed with `npm pack` (so "files" must hold what
+// "exports" names) and installed with `npm install` into a fresh project outside this repository. The
+// install builds no native code (SQLite is an optional peer, needed only by the local service); the
+// project imports `feed-agent`, `feed-agent/node` and `feed-agent/service`, type-checks them under strict
+// NodeNext, is told by name what the service lacks, and once better-sqlite3 is there runs the service
+// and the gateway example from it; a program that only starts an agent keeps running until stop().
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
+import { track } from '../support/children';
 import { buildInto, ROOT, workDir } from './support';
 
 const work = workDir('e2e-package-');
-const consumer = join(work.dir, 'consumer');
+// Outside the repository: nothing of its node_modules may be found by walking up.
+const consumer = mkdtempSync(join(tmpdir(), 'feed-agent-consumer-'));
 const installed = join(consumer, 'node_modules', 'feed-agent');
 
 beforeAll(() => {
@@ -19,84 +26,181 @@ beforeAll(() => {
   // Built above: a prepare or prepack script would look for the sources, which are not staged.
   execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: staged, stdio: 'ignore' });
   const tarball = readdirSync(work.dir).find((name) => name.endsWith('.tgz'))!;
-  mkdirSync(installed, { recursive: true });
-  execFileSync('tar', ['-xzf', join(work.dir, tarball), '-C', installed, '--strip-components=1']);
-  // Its own package scope: without it, Node would resolve `feed-agent` as this repository's self-reference.
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-}, 120_000);
-afterAll(work.remove);
-
-it('imports and runs from a consumer: one agent per device in one process', () => {
-  writeFileSync(
-    join(consumer, 'consumer.mjs'),
-    `import { createAgent, FeedClient } from 'feed-agent';
-import { createNodeHost, openDurableQueue } from 'feed-agent/node';
-const agent = createAgent(createNodeHost(), { url: 'http://127.0.0.1:9', publicKey: 'K', token: 'T' });
-console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedClient, queue: typeof openDurableQueue }));
-`,
-  );
-  expect(JSON.parse(execFileSync(process.execPath, ['consumer.mjs'], { cwd: consumer, encoding: 'utf8' }))).toEqual({
-    queued: 0,
-    client: 'function',
-    queue: 'function',
-  });
-
-  const out = execFileSync(process.execPath, [join(installed, 'examples', 'gateway.mjs'), '2'], { cwd: consumer, encoding: 'utf8' });
-  const summaries = out.split('\n').filter((line) => / still queued /.test(line));
-  expect(summaries).toHaveLength(3);
-  for (const line of summaries) {
-    const [, accepted, delivered, queued] = /accepted (\d+), delivered (\d+), still queued (\d+)/.exec(line)!.map(Number);
-    expect(accepted).toBeGreaterThan(0);
-    expect(delivered).toBe(accepted);
-    expect(queued).toBe(0);
-  }
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work.dir, tarball)], { cwd: consumer, stdio: 'ignore' });
+}, 300_000);
+afterAll(() => {
+  work.remove();
+  rmSync(consumer, { recursive: true, force: true });
 });
 
-it('type-checks from a strict NodeNext project', () => {
-  writeFileSync(
-    join(consumer, 'consumer.ts'),
-    `import { createAgent } from 'feed-agent';
+/** Runs `node SCRIPT` in the consumer project; its exit status and output. */
+function node(args: string[], timeout = 30_000) {
+  return spawnSync(process.execPath, args, { cwd: consumer, encoding: 'utf8', timeout });
+}
+
+/** Every file under `dir` whose name passes `test`, as paths relative to it. */
+function filesUnder(dir: string, test: (name: string) => boolean): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((path) => test(path.split('/').pop()!));
+}
+
+describe('without better-sqlite3 (a project that runs agents)', () => {
+  it('installs no native code: no SQLite, no compiled addon, no build files', () => {
+    const modules = join(consumer, 'node_modules');
+    expect(readdirSync(modules).filter((name) => !name.startsWith('.')).sort()).toEqual(['feed-agent', 'undici', 'uplot']);
+    expect(filesUnder(modules, (name) => name.endsWith('.node') || name === 'binding.gyp' || name === 'Makefile')).toEqual([]);
+  });
+
+  it('imports feed-agent and feed-agent/node, and feed-agent/service, whose service asks for better-sqlite3 by name', () => {
+    writeFileSync(
+      join(consumer, 'imports.mjs'),
+      `import { createAgent, FeedClient } from 'feed-agent';
+import { createNodeHost, openDurableQueue } from 'feed-agent/node';
+import { startService } from 'feed-agent/service';
+const agent = createAgent(createNodeHost(), { url: 'http://127.0.0.1:8', publicKey: 'K', token: 'T' });
+const service = await startService().then(() => 'started', (e) => e.message);
+console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedClient, queue: typeof openDurableQueue, service }));
+`,
+    );
+    const run = node(['imports.mjs']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      queued: 0,
+      client: 'function',
+      queue: 'function',
+      service:
+        'the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3 (an agent alone never needs it)',
+    });
+
+    const serve = node([join(consumer, 'node_modules', '.bin', 'feed-agent'), 'serve', '--port', '0']);
+    expect(serve.status).toBe(1);
+    expect(serve.stderr).toMatch(/^feed-agent serve: the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3/m);
+  });
+
+  it('type-checks from a strict NodeNext project, the service included', () => {
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      `import { createAgent } from 'feed-agent';
 import type { AgentConfig, AgentStats } from 'feed-agent';
 import { createNodeHost, openDurableQueue } from 'feed-agent/node';
 import type { DurableQueueStats } from 'feed-agent/node';
+import { startService } from 'feed-agent/service';
+import type { RunningService } from 'feed-agent/service';
 
 const config: AgentConfig = {
-  url: 'http://127.0.0.1:9',
+  url: 'http://127.0.0.1:8',
   publicKey: 'K',
   token: 'T',
   sensors: [{ resource: 1, every: 1000, read: () => 21.5 }],
 };
-const agent = createAgent(createNodeHost({ storage: openDurableQueue('q') }), config);
+const agent = createAgent(createNodeHost({ storage: openDurableQueue('q'), keepAlive: false }), config);
 const stats: AgentStats = agent.stats();
 const queued: number = stats.queued;
 const queueStats: DurableQueueStats | null = null;
+const service: Promise<RunningService> = startService({ port: 0 });
 // @ts-expect-error a config needs its token: were the types missing (any), this line would be an error
-createAgent(createNodeHost(), { url: 'http://127.0.0.1:9', publicKey: 'K' });
-export { queued, queueStats };
+createAgent(createNodeHost(), { url: 'http://127.0.0.1:8', publicKey: 'K' });
+export { queued, queueStats, service };
 `,
-  );
-  writeFileSync(
-    join(consumer, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'es2022',
-        lib: ['es2022'],
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        strict: true,
-        noEmit: true,
-        types: ['node'],
-        typeRoots: [join(ROOT, 'node_modules', '@types')],
-      },
-      files: ['consumer.ts'],
-    }),
-  );
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  let output = '';
-  try {
-    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer, encoding: 'utf8' });
-  } catch (e) {
-    output = (e as { stdout: string }).stdout;
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          lib: ['es2022'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const run = node([tsc, '-p', 'tsconfig.json'], 120_000);
+    expect(run.stdout + run.stderr).toBe('');
+  });
+});
+
+describe('with better-sqlite3 installed beside it', () => {
+  beforeAll(() => {
+    // As `npm install better-sqlite3` would leave it, without building SQLite once more: this repository's.
+    symlinkSync(join(ROOT, 'node_modules', 'better-sqlite3'), join(consumer, 'node_modules', 'better-sqlite3'));
+  });
+
+  it('starts the service from feed-agent/service, and runs the gateway example: one agent per device in one process', () => {
+    writeFileSync(
+      join(consumer, 'service.mjs'),
+      `import { startService } from 'feed-agent/service';
+const service = await startService();
+const answer = await fetch(service.url + '/api/device/' + service.demo.publicKey + '/resource/101');
+await service.close();
+console.log(answer.status);
+`,
+    );
+    expect(node(['service.mjs'])).toMatchObject({ status: 0, stdout: '200\n' });
+
+    const run = node([join(installed, 'examples', 'gateway.mjs'), '2'], 60_000);
+    expect(run.status, run.stderr).toBe(0);
+    const summaries = run.stdout.split('\n').filter((line) => / still queued /.test(line));
+    expect(summaries).toHaveLength(3);
+    for (const line of summaries) {
+      const [, accepted, delivered, queued] = /accepted (\d+), delivered (\d+), still queued (\d+)/.exec(line)!.map(Number);
+      expect(accepted).toBeGreaterThan(0);
+      expect(delivered).toBe(accepted);
+      expect(queued).toBe(0);
+    }
+  });
+});
+
+describe('keep-alive', () => {
+  // A program that only starts an agent: a reading every 100 ms, and it stops the agent after the 10th.
+  const program = (hostOptions: string) => `import { createAgent } from 'feed-agent';
+import { createNodeHost } from 'feed-agent/node';
+let reads = 0;
+const agent = createAgent(createNodeHost(${hostOptions}), {
+  url: process.env.URL, publicKey: '${DEMO_PUBLIC_KEY}', token: '${DEMO_TOKEN}',
+  sensors: [{ resource: 104, every: 100, read: () => {
+    if (++reads === 10) void agent.stop().then((s) => console.log('stopped: accepted ' + s.accepted + ', sent ' + s.sent));
+    return 50;
+  } }],
+  uplink: { flushMs: 200 },
+});
+await agent.start();
+console.log('started');
+`;
+
+  async function run(name: string, hostOptions: string): Promise<{ code: number | null; out: string; ms: number }> {
+    const service = await startService();
+    try {
+      writeFileSync(join(consumer, name), program(hostOptions));
+      const started = performance.now();
+      const child = track(spawn(process.execPath, [name], { cwd: consumer, env: { ...process.env, URL: service.url }, stdio: ['ignore', 'pipe', 'pipe'] }));
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      clearTimeout(timer);
+      return { code, out, ms: performance.now() - started };
+    } finally {
+      await service.close();
+    }
   }
-  expect(output).toBe('');
+
+  it('keeps the process alive while the agent runs, and stop() lets it exit once all is delivered', async () => {
+    const { code, out } = await run('keep-alive.mjs', '');
+    // Killed after 20 s (code null) if stop() had left anything holding the process.
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/^started\nstopped: accepted (\d+), sent \1\n$/);
+  });
+
+  it('with keepAlive: false, leaves the process to the application: it ends after start()', async () => {
+    const { code, out } = await run('no-keep-alive.mjs', '{ keepAlive: false }');
+    expect(code).toBe(0);
+    expect(out).toBe('started\n');
+  });
 });

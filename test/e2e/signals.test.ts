@@ -4,6 +4,7 @@ import { createRandom } from '../../src/core/random';
 import type { Resource, Subtype } from '../../src/core/wire';
 import { parseSimConfig, SimConfigError } from '../../src/sim/config';
 import { planFor, signalFor } from '../../src/sim/plan';
+import { refusedReadings } from '../../src/sim/refusals';
 import { createSignal, SIGNAL_NAMES, signalSpec } from '../../src/sim/signals';
 import type { SignalName, SignalSpec } from '../../src/sim/signals';
 
@@ -131,7 +132,42 @@ describe('plan', () => {
     );
     expect(plan.sensors.map((s) => s.resource)).toEqual([1]);
     expect(plan.actuators.map((a) => a.resource)).toEqual([2]);
-    expect(plan.skipped).toEqual([{ resource: 3, name: 'R3', reason: expect.stringMatching(/cannot be faked/) }]);
+    expect(plan.refused).toEqual([]);
+    expect(plan.skipped).toEqual([{ resource: 3, name: 'R3', reason: expect.stringMatching(/no signal is chosen for a pattern/) }]);
+  });
+});
+
+describe("refused readings: a configured signal against its resource's subtype", () => {
+  const onOff = subtype(0, 1, { data_restriction_regex: 'on|off' });
+  it('takes a signal inside the range, or values that match the pattern', () => {
+    expect(refusedReadings(spec('sine', { min: 18, max: 26 }), 1000, subtype(-40, 125))).toBeNull();
+    expect(refusedReadings(spec('square', {}), 1000, subtype(0, 1))).toBeNull();
+    expect(refusedReadings(spec('constant', { value: 'on' }), 1000, onOff)).toBeNull();
+    expect(refusedReadings(spec('random-walk', { min: -5, max: 5 }), 1000, subtype(0, 1, { data_restriction_regex: '-?[0-9.]+' }))).toBeNull();
+    // A count that would take more than a day to outgrow its range.
+    expect(refusedReadings(spec('counter', {}), 1000, subtype(0, 2147483647))).toBeNull();
+  });
+
+  it('names every reading, or which ones, and why', () => {
+    expect(refusedReadings(spec('sine', { min: 130, max: 200 }), 1000, subtype(-40, 125))).toEqual({
+      all: true,
+      reason: "every reading: the signal's 130..200 lies outside the resource's -40..125",
+    });
+    expect(refusedReadings(spec('random', { min: -50, max: 150 }), 1000, subtype(0, 100))).toEqual({
+      all: false,
+      reason: "those below 0 and those above 100: the signal's -50..150 goes beyond the resource's 0..100",
+    });
+    expect(refusedReadings(spec('counter', {}), 1000, subtype(0, 100))).toEqual({
+      all: false,
+      reason: "those above 100, after 101 s: a count from 0 against the resource's 0..100",
+    });
+    expect(refusedReadings(spec('counter', { start: 200 }), 1000, subtype(0, 100))?.all).toBe(true);
+    expect(refusedReadings(spec('square', { low: 0, high: 2 }), 1000, subtype(0, 1))).toEqual({ all: false, reason: 'some readings: value 2 is outside [0, 1]' });
+    expect(refusedReadings(spec('constant', { value: 'auto' }), 1000, onOff)?.all).toBe(true);
+    expect(refusedReadings(spec('sine', { min: 0, max: 1 }), 1000, onOff)).toEqual({
+      all: true,
+      reason: 'every reading: its readings are numbers from 0 to 1, and the resource takes only text matching on|off',
+    });
   });
 });
 

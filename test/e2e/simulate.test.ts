@@ -1,14 +1,17 @@
 // `feed-agent simulate` as a user runs it: the built CLI in a child process, against the local service in
 // this process on 127.0.0.1 (or the demo service it starts itself). Delivery is checked in the service's
 // database after it closed: every counter value, in order; commands once each; presence; exit codes.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
-import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, runSim, SEED, SETPOINT, Sim, storedFeeds, withBuiltCli } from './support';
+import { track } from '../support/children';
+import { Served } from '../support/serve';
+import { COUNTERS, counterConfig, DEVICE, deviceClient, deviceEnv, ROOT, runSim, SEED, SETPOINT, Sim, storedFeeds, summaryOf, withBuiltCli } from './support';
 
 const work = withBuiltCli('e2e-simulate-');
 
@@ -56,7 +59,7 @@ describe('feed-agent simulate', () => {
       expect(sim.stdout).toContain('feed-agent simulate: 3 devices of the demo fleet');
       const status = /devices 3 {2}queued 0 {2}sent (\d+) /.exec(sim.stdout);
       expect(status, sim.stdout).not.toBeNull();
-      const summary = /^done in [\d.]+ s: accepted (\d+), delivered (\d+), .*; every accepted sample was delivered or set aside$/m.exec(sim.stdout);
+      const summary = /^done in [\d.]+ s: accepted (\d+), refused before queuing 0, delivered (\d+), .*; every accepted sample was delivered or set aside$/m.exec(sim.stdout);
       expect(summary).not.toBeNull();
       await svc.close();
       // Every device fed its own five sensors, and the fourth device of the service nothing.
@@ -91,13 +94,14 @@ describe('feed-agent simulate', () => {
       await sim.next((e) => e.type === 'start');
       const client = deviceClient(svc.url);
       // A command is a feed written after the actuator's first poll, which only records the current state.
-      // The service counts every operation that names the resource: the start-up lookup, then the polls.
+      // The service counts every operation that names the resource: the simulator's check of the config,
+      // the agent's start-up lookup, then the polls.
       let ownReads = 0;
       const usage = async () => {
         const r = await client.getResource(SETPOINT, { auth: false, silent: true });
         return r.api_requests_usage - ++ownReads;
       };
-      for (let i = 0; i < 200 && (await usage()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && (await usage()) < 3; i++) await new Promise((r) => setTimeout(r, 50));
       const written: number[] = [];
       for (const value of [21.5, 18, 30]) {
         const feed = await client.createFeed(SETPOINT, value);
@@ -160,6 +164,40 @@ describe('feed-agent simulate', () => {
     }
   });
 
+  it('at its defaults, delivers everything within seconds of a revoked token being restored (seed file and SIGUSR2)', async () => {
+    const seedFile = join(work.dir, 'revoke-seed.json');
+    const dbFile = join(work.dir, 'revoke.db');
+    const device = SEED.devices[0];
+    const writeSeed = (token: string) => writeFileSync(seedFile, JSON.stringify({ ...SEED, devices: [{ ...device, token }] }));
+    writeSeed(device.token);
+    const served = await Served.start(work.cli(), ['--port', '0', '--seed', seedFile, '--db', dbFile]);
+    try {
+      // No config: the counters read every second, every uplink setting the simulator's default.
+      const sim = new Sim(work.cli(), ['--resources', COUNTERS.join(','), '--json'], deviceEnv(served.url));
+      await sim.next((e) => e.type === 'status' && e.sent > 0);
+      writeSeed('revoked-' + device.token);
+      await served.reloadSeed(/^seed applied again/);
+      const paused = await sim.next((e) => e.type === 'status' && e.authPaused === true);
+      await sim.next((e) => e.type === 'status' && e.elapsedMs > paused.elapsedMs + 2_000 && e.queued > 0);
+      writeSeed(device.token);
+      await served.reloadSeed(/^seed applied again/);
+      const restored = sim.all('status').pop()!;
+      // Everything accepted while the token was refused is delivered within a refused token's retry (5 s)
+      // and the longest a sample waits for a flush (5 s), with slack for a busy machine.
+      const BOUND_MS = 15_000;
+      const caughtUp = await sim.next((e) => e.type === 'status' && !e.authPaused && e.sent >= restored.accepted, BOUND_MS);
+      expect(caughtUp.elapsedMs - restored.elapsedMs).toBeLessThan(BOUND_MS);
+      sim.kill('SIGINT');
+      expect(await sim.exited).toBe(0);
+      const summary = sim.all('summary')[0];
+      expect(summary).toMatchObject({ ok: true, queued: 0, droppedOverflow: 0, authPaused: false });
+      await served.stop();
+      expect(storedFeeds(dbFile).length).toBe(summary.accepted);
+    } finally {
+      await served.stop();
+    }
+  }, 60_000);
+
   it('exits 1 with the counts when the drain times out, and 130 at a second Ctrl-C', async () => {
     // Nothing listens there: every send fails and the queue cannot drain.
     const url = 'http://' + (await closedPort(createServer()));
@@ -167,16 +205,97 @@ describe('feed-agent simulate', () => {
     const timedOut = await runSim(work.cli(), ['--config', config, '--duration', '1', '--drain-timeout', '0.5'], deviceEnv(url));
     expect(timedOut.code).toBe(1);
     const last = timedOut.sim.stdout.trim().split('\n').pop()!;
-    expect(last).toMatch(/^done in \d+\.\d s: accepted (\d+), delivered 0, set aside 0, dropped 0, still queued \1; \1 samples were not delivered$/);
+    expect(last).toMatch(/^done in \d+\.\d s: accepted (\d+), refused before queuing 0, delivered 0, set aside 0, dropped 0, still queued \1; \1 samples were not delivered$/);
 
     const sim = new Sim(work.cli(), ['--config', config, '--json'], deviceEnv(url));
     await sim.next((e) => e.type === 'status' && e.queued > 0);
     sim.kill('SIGINT');
     await sim.next((e) => e.type === 'stopping');
+    // Later than one keypress can arrive twice (below): a second press.
+    await new Promise((r) => setTimeout(r, 700));
     sim.kill('SIGINT');
     expect(await sim.exited).toBe(130);
     expect(sim.all('interrupted')[0].queued).toBeGreaterThan(0);
     expect(sim.all('summary')).toEqual([]);
+  });
+
+  it('after `npm start` and one Ctrl-C, the shell sees the simulator\'s own exit status, 0 when all was delivered', async () => {
+    // The repository's start script, run by npm in a project whose dist/ is this build; Ctrl-C as a
+    // terminal sends it, to the whole process group: npm, its shell and the simulator.
+    const app = join(work.dir, 'app');
+    mkdirSync(app);
+    symlinkSync(work.dir, join(app, 'dist'));
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, scripts: { start: scripts.start } }));
+    const npm = track(spawn('npm', ['start', '--silent', '--', '--json'], { cwd: app, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let out = '';
+    npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const exited = new Promise<number | null>((resolve) => npm.on('close', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 300 && !/"type":"status".*"sent":[1-9]/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      process.kill(-npm.pid!, 'SIGINT');
+      expect(await exited, out).toBe(0);
+      expect(out).toMatch(/"type":"summary","ok":true/);
+      expect(out).not.toContain('"type":"interrupted"');
+    } finally {
+      // Its group, should anything be left of it (the simulator is npm's grandchild); gone when all went well.
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // ESRCH: nothing left.
+      }
+    }
+  });
+
+  it("runs the README's config example as written against the local demo device", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const example = /### The config file\n\n```json\n([\s\S]*?)```/.exec(readme)![1];
+    const file = join(work.dir, 'readme-config.json');
+    writeFileSync(file, example);
+    const { code, sim } = await runSim(work.cli(), ['--config', file, '--duration', '2', '--json']);
+    expect(code, sim.stdout + sim.stderr).toBe(0);
+    const start = sim.all('start')[0];
+    const configured = (JSON.parse(example) as { sensors: { resource: number }[] }).sensors.map((s) => s.resource);
+    expect(start.sensors.map((s: { resource: number }) => s.resource)).toEqual(configured);
+    expect(start.sensors.every((s: { name: string }) => s.name !== '')).toBe(true);
+    expect(start.refused).toEqual([]);
+    expect(summaryOf(sim, ['ok', 'accepted', 'sent', 'rejectedInvalid'])).toMatchObject({ ok: true, rejectedInvalid: 0 });
+    expect(sim.all('summary')[0].sent).toBe(sim.all('summary')[0].accepted);
+  });
+
+  it('says at start which configured readings the resource would refuse; a run where every one was refused exits 1', async () => {
+    const config = (name: string, sensors: object[]) => {
+      const file = join(work.dir, name);
+      writeFileSync(file, JSON.stringify({ sensors }));
+      return file;
+    };
+    const tooHot = { resource: 102, every: 200, signal: 'sine', min: 130, max: 200 };
+    const refused = await runSim(work.cli(), ['--config', config('too-hot.json', [tooHot]), '--duration', '1.5']);
+    expect(refused.code).toBe(1);
+    expect(refused.sim.stdout).toContain(
+      "  refused   102 Air Temperature    every reading: the signal's 130..200 lies outside the resource's -40..125\n",
+    );
+    expect(refused.sim.stdout).toMatch(
+      /^done in [\d.]+ s: accepted 0, refused before queuing [1-9]\d*, delivered 0, .*; every reading was refused before queuing: nothing to deliver/m,
+    );
+
+    // One signal refused in part and one in full beside a good one: listed, counted, and the run succeeds.
+    const mixed = [
+      tooHot,
+      { resource: 104, every: 200, signal: 'random', min: 50, max: 150 },
+      { resource: 106, every: 200, signal: 'constant', value: 'on' },
+    ];
+    const { code, sim } = await runSim(work.cli(), ['--config', config('mixed.json', mixed), '--duration', '1.5', '--json']);
+    expect(code).toBe(0);
+    expect(sim.all('start')[0].refused).toEqual([
+      { resource: 102, name: 'Air Temperature', all: true, reason: "every reading: the signal's 130..200 lies outside the resource's -40..125" },
+      { resource: 104, name: 'Soil Moisture', all: false, reason: "those above 100: the signal's 50..150 goes beyond the resource's 0..100" },
+    ]);
+    const summary = summaryOf(sim, ['ok', 'accepted', 'sent', 'rejectedInvalid']);
+    expect(summary.ok).toBe(true);
+    expect(summary.rejectedInvalid).toBeGreaterThan(0);
+    expect(summary.sent).toBe(summary.accepted);
   });
 
   describe('bad input: one line on stderr, exit 2, the token never shown', () => {
@@ -186,10 +305,12 @@ describe('feed-agent simulate', () => {
       ['a flag without its value', ['--duration'], {}, /--duration needs a value/],
       ['a positional argument', ['now'], {}, /unexpected argument/],
       ['a duration that is not a number', ['--duration', 'soon'], {}, /--duration must be a number of seconds above 0, got "soon"/],
+      ['a URL on a port fetch refuses', ['--url', 'http://127.0.0.1:6000', '--key', 'K', '--token', secret], {}, /--url: browsers and fetch refuse to connect to port 6000/],
+      ['a bad --auth-retry', ['--auth-retry', '1.5'], {}, /--auth-retry must be a whole number of milliseconds above 0, got "1.5"/],
       ['a URL that is not http', ['--url', 'ftp://127.0.0.1/', '--key', 'K', '--token', secret], {}, /--url must be an http:\/\/ or https:\/\/ URL/],
       ['a bad URL from the environment', [], { FEED_AGENT_URL: 'localhost', FEED_AGENT_PUBLIC_KEY: 'K', FEED_AGENT_TOKEN: secret }, /FEED_AGENT_URL must be/],
-      ['a URL without a token', ['--url', 'http://127.0.0.1:9', '--key', 'K'], {}, /a token is needed with a URL/],
-      ['a URL without a key', ['--url', 'http://127.0.0.1:9', '--token', secret], {}, /a public key is needed with a URL/],
+      ['a URL without a token', ['--url', 'http://127.0.0.1:8', '--key', 'K'], {}, /a token is needed with a URL/],
+      ['a URL without a key', ['--url', 'http://127.0.0.1:8', '--token', secret], {}, /a public key is needed with a URL/],
       ['a token without a URL', ['--token', secret], {}, /--token is given but no URL/],
       ['a bad resource list', ['--resources', '73,x'], {}, /--resources must be resource ids separated by commas/],
       ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],

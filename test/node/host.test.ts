@@ -1,4 +1,5 @@
-// The Node host's clock and timers: monotonic time, timers that fire and cancel, and never hold the process.
+// The Node host's clock and timers: monotonic time, timers that fire and cancel, and with keepAlive false
+// never hold the process (that they hold it by default, and stop() releases it: test/e2e/package.test.ts).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +65,7 @@ describe('createNodeHost', () => {
     expect(fired).toBe(0);
   });
 
-  it('lets a process whose only work is a pending timer exit', async () => {
+  it('with keepAlive false, lets a process whose only work is a pending timer exit', async () => {
     const script = await bundle('./pending-timer.ts', scratch);
     // A held process would outlive the 10 s kill and fail here with a signal instead of code 0.
     const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 10_000 });

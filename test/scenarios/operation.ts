@@ -1,4 +1,4 @@
-// Which operation of the interface a request is (service-interface.md §4), from its method and path.
+// Which operation of the interface a request is (docs/interface.md §4), from its method and path.
 // Shared by the fault proxy (to match rules) and the scenarios' request log (to count requests).
 
 export type Operation = 'read' | 'create-one' | 'create' | 'first' | 'last' | 'other';

@@ -1,4 +1,4 @@
-// The service seed every scenario and the footprint bench start from (contract.md, seed format): a few
+// The service seed every scenario and the footprint bench start from (the seed format of docs/service.md): a few
 // resources of known subtypes, short lifetimes so presence changes within a scenario, and a second device
 // whose resource the first device must not see.
 import type { Seed } from '../../src/service/seed';

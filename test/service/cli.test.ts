@@ -1,13 +1,14 @@
 // `feed-agent serve` as a user runs it: the built CLI in a child process. Its first line, the demo
 // device, the seed file and its errors, tokens kept out of the output, and a database that keeps every
 // acknowledged feed through kill -9.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { rawData } from '../../src/core/validate';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
-import { withBuiltCli } from '../e2e/support';
+import { ROOT, withBuiltCli } from '../e2e/support';
 import { Served } from '../support/serve';
 import type { ServeOptions } from '../support/serve';
 import { device } from '../support/client';
@@ -82,7 +83,7 @@ describe('feed-agent serve', () => {
       [['--demo-devices', '0'], '--demo-devices must be an integer from 1 to 100000, not "0"'],
     ]) {
       const refused = await serve(['--port', '0', ...args], { mayExit: true });
-      expect(await refused.exited).toBe(1);
+      expect(await refused.exited).toBe(2);
       expect(refused.output()).toContain(message);
     }
   });
@@ -139,14 +140,46 @@ describe('feed-agent serve', () => {
       [{ ...SEED, devices: [{ ...SEED.devices[0], token: 'has space' }] }, 'seed: devices[0].token must be 1 to 512 visible ASCII characters'],
     ] as const) {
       const s = await serve(['--port', '0', '--seed', seedFile('bad.json', content)], { mayExit: true });
-      expect(await s.exited).toBe(1);
+      expect(await s.exited).toBe(2);
       expect(s.output()).toContain(message);
       expect(s.output()).not.toContain('listening on');
       expect(s.output()).not.toContain(UNQUOTED.slice(0, 4));
     }
-    const unknown = await serve(['--port', '0', '--colour'], { mayExit: true });
-    expect(await unknown.exited).toBe(1);
-    expect(unknown.output()).toContain("Unknown option '--colour'");
+  });
+
+  it('refuses bad options with exit 2, as simulate does, pointing to --help', async () => {
+    for (const [args, message] of [
+      [['--colour'], 'feed-agent serve: unknown option --colour (see feed-agent serve --help)\n'],
+      [['--port'], 'feed-agent serve: --port needs a value (see feed-agent serve --help)\n'],
+      [['--port', '70000'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "70000"\n'],
+      [['--seed', join(work, 'no-such-seed.json')], 'feed-agent serve: cannot read the seed file: ENOENT'],
+    ] as const) {
+      const refused = await serve([...args], { mayExit: true });
+      expect(await refused.exited, args.join(' ')).toBe(2);
+      expect(refused.output()).toContain(message);
+      expect(refused.output()).not.toContain('listening on');
+    }
+  });
+
+  it('refuses a port that browsers and fetch refuse to connect to (6000 would serve curl but not the dashboard)', async () => {
+    // fetch itself refuses such a port before connecting: what the dashboard and the simulator would meet.
+    await expect(fetch('http://127.0.0.1:6000/')).rejects.toMatchObject({ cause: { message: 'bad port' } });
+    for (const port of ['6000', '10080', '1']) {
+      const refused = await serve(['--port', port], { mayExit: true });
+      expect(await refused.exited).toBe(2);
+      expect(refused.output()).toBe(`feed-agent serve: --port: browsers and fetch refuse to connect to port ${port} (one of the fetch standard's "bad ports"): choose another\n`);
+    }
+  });
+});
+
+describe('feed-agent', () => {
+  it('--version prints the version of package.json; an unknown command or option exits 2 and points to --help', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [cli(), ...args], { encoding: 'utf8' });
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) expect(run([flag])).toMatchObject({ status: 0, stdout: version + '\n', stderr: '' });
+    expect(run(['sprout'])).toMatchObject({ status: 2, stdout: '', stderr: 'feed-agent: unknown command "sprout" (see feed-agent --help)\n' });
+    expect(run(['--colour'])).toMatchObject({ status: 2, stdout: '', stderr: 'feed-agent: unknown option "--colour" (see feed-agent --help)\n' });
+    expect(run(['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('feed-agent --version') });
   });
 });
 

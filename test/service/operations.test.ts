@@ -125,7 +125,7 @@ describe('operation 1: Get Resource', () => {
 });
 
 describe('operations 3 and 4: feed creation', () => {
-  it('operation 3 answers the created feed in the order of §4.3 with raw_data exactly as sent', async () => {
+  it('operation 3 answers the created feed in the order of docs/interface.md §2.4 with raw_data exactly as sent', async () => {
     now = START + 60_000;
     for (const [id, input] of [
       [74, 21.5],

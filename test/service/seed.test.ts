@@ -66,7 +66,7 @@ describe('checkSeed', () => {
     }
   });
 
-  it('fills the optional fields and reads the contract’s example', () => {
+  it('fills the optional fields and reads the example of docs/service.md', () => {
     const example = parseSeed(`{
       "subtypes": [
         {"id_resource_subtype": 3, "id_resource_type": 1, "name": "Binário", "name_i18n": "Binary",

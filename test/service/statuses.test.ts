@@ -1,4 +1,4 @@
-// Every row of the contract's status table, each with the failure envelope and a message naming the
+// Every row of the status table (docs/service.md), each with the failure envelope and a message naming the
 // fault; operation 4's atomicity; and that a refused request changes nothing.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,7 +190,7 @@ describe('415: a POST whose Content-Type is not JSON', () => {
   });
 });
 
-describe('422: validation as the contract states', () => {
+describe('422: validation as docs/interface.md states', () => {
   it('a range subtype takes numbers, booleans and numeric strings within the range', async () => {
     for (const input of [0, 1, true, false, '1', '0.5', '-0', '1e0']) expect((await a.createFeed(73, input)).status, String(input)).toBe(200);
     for (const input of [-40, 125, '125', 20.25]) expect((await a.createFeed(74, input)).status).toBe(200);

@@ -1,4 +1,4 @@
-// Presence (with a controllable clock) and the usage counters, exactly as the contract states them.
+// Presence (with a controllable clock) and the usage counters, exactly as docs/interface.md and docs/service.md state them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';

@@ -1,5 +1,5 @@
 // An in-memory stand-in for the service, for the agent's unit tests: it answers operations 1, 2, 4
-// and 6 as the contract says, and can be told to fail in each way a real network and server fail
+// and 6 as docs/interface.md says, and can be told to fail in each way a real network and server fail
 // (operation 4 and operation 6, the read-back of reconciliation).
 // Timeouts happen in virtual time. Integration tests use the real local service instead.
 import type { Host, HttpRequest, HttpResult, LogLevel, QueueStorage } from '../../src/core/host';

@@ -31,7 +31,7 @@ export type FaultAction =
   /** Forwards, then holds the service's answer back for `ms`: a slow service. */
   | { do: 'slow'; ms: number }
   /**
-   * Operation 4 in the later form of the platform (contract.md): the elements at `indices` are not
+   * Operation 4 in the later form of the platform (docs/interface.md, Operation 4 is atomic): the elements at `indices` are not
    * forwarded, and the answer is `{success: [...], failed: [...]}`.
    */
   | { do: 'failed'; indices: number[] }

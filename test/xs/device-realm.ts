@@ -1,5 +1,5 @@
 // Evaluated in the xsnap worker before anything else: makes the worker's realm what a Moddable build
-// leaves on the device, which xsnap alone does not (../shared/notes/moddable.md).
+// leaves on the device, which xsnap alone does not (docs/xs.md).
 //
 // - The intrinsics are frozen, as the XS linker's fxFreezeBuiltIns does (xs/tools/xsl.c): every
 //   built-in constructor, prototype and namespace object, and what they reach. Assigning a property

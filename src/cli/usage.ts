@@ -1,0 +1,32 @@
+// What every command does with bad input: one line on stderr that names the problem and points to the
+// command's --help, and one exit status for it in every command.
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+
+/** The exit status of bad input (an unknown option, a bad value, an unusable file), in every command. */
+export const EXIT_USAGE = 2;
+
+/** Bad input: main prints its message and exits with EXIT_USAGE. */
+export class UsageError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** The options of `feed-agent <command>`; an unknown or malformed one is a UsageError that points to --help. */
+export function parseOptions<O extends Options>(command: string, args: string[], options: O) {
+  try {
+    return parseArgs({ args, strict: true, allowPositionals: false, options }).values;
+  } catch (e) {
+    throw new UsageError(`${flagProblem(e as Error & { code?: string })} (see feed-agent ${command} --help)`);
+  }
+}
+
+/** parseArgs' messages, shortened to the point; none of them quotes an option's value. */
+function flagProblem(e: Error & { code?: string }): string {
+  const option = /'(-[^' ]+)/.exec(e.message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option ${option}`;
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument: every option starts with --';
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    return /argument missing/.test(e.message) ? `${option} needs a value` : `${option} takes no value`;
+  }
+  return e.message;
+}
