@@ -234,6 +234,7 @@ export class Uplink implements Job {
       case HALVE:
         this.limit = d.n;
         this.events.report('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + d.n);
+        this.head.wait(this.host.now(), false);
         return;
       case PAUSE:
         this.head.pause(d.at, d.n === 1);
