@@ -119,7 +119,7 @@ export class Commands implements Job {
     };
     let result: unknown;
     try {
-      result = actuator.handle(this.resources.parseCommand_(actuator.resource, feed.raw_data), feed);
+      result = actuator.handle(this.resources.parseCommand(actuator.resource, feed.raw_data), feed);
     } catch (e) {
       result = Promise.reject(e);
     }

@@ -39,7 +39,7 @@ export class Vanished implements Job {
   }
 
   has(resource: number): boolean {
-    return this.resources.byId_[resource]?.gone_ === true;
+    return this.resources.byId[resource]?.gone === true;
   }
 
   begin(): void {
@@ -55,8 +55,8 @@ export class Vanished implements Job {
 
   /** The service said `resource` is gone (`reason`). */
   mark(resource: number, reason: string): void {
-    if (this.has(resource) || this.resources.byId_[resource] === undefined) return;
-    this.resources.setGone_(resource, true);
+    if (this.has(resource) || this.resources.byId[resource] === undefined) return;
+    this.resources.setGone(resource, true);
     this.ids.push(resource);
     this.attempts.push(0);
     this.nextAt.push(this.host.now() + FIRST_LOOKUP_MS);
@@ -78,7 +78,7 @@ export class Vanished implements Job {
         if (!(e instanceof FeedError && e.status === 404)) this.report('warn', 'looking up resource ' + id + ' again: ' + errorText(e));
         continue;
       }
-      this.resources.setGone_(id, false);
+      this.resources.setGone(id, false);
       this.ids.splice(k, 1);
       this.attempts.splice(k, 1);
       this.nextAt.splice(k, 1);

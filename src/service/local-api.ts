@@ -71,7 +71,7 @@ function state(store: Store, nowMs: number, query: URLSearchParams): LocalState 
 }
 
 /**
- * The agent's rule for the value of a command (core/resources.ts, parseCommand_): a string when the
+ * The agent's rule for the value of a command (core/resources.ts, parseCommand): a string when the
  * compiled restriction has a regex (an empty one is none), a boolean for a binary subtype, else a number.
  */
 function valueKind({ record, restriction }: SubtypeEntry): ValueKind {
