@@ -65,7 +65,7 @@ const platform = mcArgs[mcArgs.indexOf('-p') + 1] ?? '';
 if (mcArgs.includes('-p') && platform.startsWith('pico')) {
   const problems = picoProblems(env);
   if (problems.length > 0) {
-    console.error('npm run build:moddable -- -p ' + platform + ' needs the Pico SDK 2.2.0 that the Moddable SDK\'s pico build uses (its documentation/devices/pico.md; README.md, "On the device", says what differs on Debian):\n  ' + problems.join('\n  '));
+    console.error('npm run build:moddable -- -p ' + platform + ' needs the Pico SDK 2.2.0 that the Moddable SDK\'s pico build uses (its documentation/devices/pico.md; docs/pico.md says what differs on Debian):\n  ' + problems.join('\n  '));
     process.exit(1);
   }
   // The pico makefile runs a recipe with bash's [[ (its SDK version check); where /bin/sh is dash, make
