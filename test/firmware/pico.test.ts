@@ -6,6 +6,7 @@
 // rp2040js does not emulate the Pico W's radio (the CYW43439 behind a PIO-driven SPI bus): an image given
 // ssid= stops where the radio is brought up. Without ssid= the SDK's setup never touches the radio, and
 // the agent runs as on a Pico W out of Wi-Fi's reach: it samples, queues, and every exchange fails.
+import { spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from './pico';
 import type { PicoImage, PicoSdk } from './pico';
 import { Rp2040Run, findBootrom } from './rp2040';
+import { findSdk } from './sdk';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const sdk = findPicoSdk(ROOT);
@@ -31,6 +33,18 @@ const CONFIG = {
 
 if (typeof sdk === 'string') console.log('Pico W tests skipped: ' + sdk);
 else if (typeof bootrom !== 'string') console.log('Pico W emulator tests skipped: ' + bootrom.skip);
+
+describe.skipIf(typeof findSdk(ROOT) === 'string')('npm run build:moddable for a pico target', () => {
+  it('names every missing piece of the Pico SDK, with the variable that points at it, and builds nothing', () => {
+    const env: Record<string, string | undefined> = { ...process.env, PICO_ROOT: '/nonexistent/pico', PICO_GCC_ROOT: '/nonexistent/gcc' };
+    for (const name of ['PICO_SDK_DIR', 'PICO_EXTRAS_DIR', 'UF2CONV']) delete env[name];
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-moddable.mjs'), '-m', '-p', 'pico/pico_w', '-t', 'build', 'token=secret'], { env, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    const lines = run.stderr.trim().split('\n').slice(1).map((l) => l.trim().split(/[ :]/)[0]);
+    expect(lines).toEqual(['PICO_ROOT', 'PICO_SDK_DIR', 'PICO_EXTRAS_DIR', '/nonexistent/pico/pico-examples', '/nonexistent/pico/pico-sdk/build/pioasm/pioasm', 'PICO_GCC_ROOT', 'UF2CONV']);
+    expect(run.stdout).toBe('');
+  });
+});
 
 describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry Pi Pico W', () => {
   const out = join(ROOT, 'node_modules', '.cache', 'feed-agent-pico-test');
