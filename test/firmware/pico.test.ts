@@ -96,6 +96,20 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
       expect(queued).toBeLessThanOrEqual(3 * (seconds + 1));
     }, 300_000);
 
+    it('keeps what it could not send in littlefs on the chip\'s flash, and restores it after a power cut', async () => {
+      const first = new Rp2040Run(bootrom as string, offline.uf2);
+      run = first;
+      // The first flush fails at about 10 s of chip time; a burst goes to flash every 6 samples after it.
+      const status = await first.waitFor(/^feed-agent: queued (4[2-9]|[5-9]\d|\d{3,})\//, 240_000);
+      const queued = Number(/queued (\d+)\//.exec(first.lines[status])?.[1]);
+      const flash = first.stop();
+      const second = new Rp2040Run(bootrom as string, offline.uf2, flash);
+      run = second;
+      const restored = Number(/restored (\d+) unacknowledged samples/.exec(second.lines[await second.waitFor(/restored \d+ unacknowledged samples/, 120_000)])?.[1]);
+      expect(restored).toBeGreaterThanOrEqual(CONFIG.spillEvery);
+      expect(restored).toBeLessThanOrEqual(queued + CONFIG.spillEvery);
+    }, 420_000);
+
     it('with ssid= stops where the SDK brings the radio up: the CYW43 does not answer on its SPI bus', async () => {
       const device = new Rp2040Run(bootrom as string, withRadio.uf2);
       run = device;

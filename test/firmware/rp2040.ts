@@ -89,11 +89,13 @@ export class Rp2040Run {
   private readonly logger = new QuietLogger();
   private partial = '';
 
-  constructor(bootrom: string, uf2: string) {
+  /** `flash`: what an earlier run left in flash (littlefs included), for a chip that restarts after a power cut. */
+  constructor(bootrom: string, uf2: string, flash?: Uint8Array) {
     const mcu = this.simulator.rp2040;
     mcu.logger = this.logger;
     const rom = readFileSync(bootrom);
     mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
+    if (flash !== undefined) mcu.flash.set(flash);
     loadUf2(readFileSync(uf2), mcu.flash);
     // Once the image enumerates, the emulator's host raises DTR, as a terminal opening the port does: the
     // Pico SDK's USB serial writes nothing before that (stdio_usb and the SDK's ESP_putc check tud_cdc_connected).
@@ -132,7 +134,9 @@ export class Rp2040Run {
     }
   }
 
-  stop(): void {
+  /** Stops the chip, as a power cut does, and answers what its flash holds. */
+  stop(): Uint8Array {
     this.simulator.stop();
+    return this.simulator.rp2040.flash.slice();
   }
 }
