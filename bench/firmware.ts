@@ -20,6 +20,14 @@ const MEASURE_AFTER_MS = 15_000;
 /** The typed arrays of bench/firmware's queue: 1,024 samples, the default string pool, no storage. */
 const QUEUE_BYTES = new SampleQueue({ capacity: 1024, overflow: 'drop-oldest', stringBytes: UPLINK_DEFAULTS.stringBytes, withSeq: false }).bytes;
 
+/** bench/firmware's line: the XS heaps in use after a garbage collection (bytes), and the agent's counts. */
+export const MEASURE_LINE = /^measure: slotHeapUsed/;
+
+export function readMeasure(line: string): { slot: number; chunk: number; sent: number; queued: number } {
+  const [slot, chunk, sent, queued] = (/slotHeapUsed (\d+) chunkHeapUsed (\d+) sent (\d+) queued (\d+)/.exec(line) as RegExpExecArray).slice(1).map(Number);
+  return { slot, chunk, sent, queued };
+}
+
 export async function benchFirmware(): Promise<BenchSection> {
   const title = 'Firmware on a real Moddable build (lin simulator, the ESP32 budget of manifest.json)';
   const sdk = findSdk(resolve('.'));
@@ -47,23 +55,22 @@ export async function benchFirmware(): Promise<BenchSection> {
       measureAfter: MEASURE_AFTER_MS,
     });
     simulator = new Simulator(sdk, debug.library);
-    const line = await simulator.waitFor(/^measure: slotHeapUsed/, MEASURE_AFTER_MS + 60_000);
-    const [, slot, chunk, sent] = /slotHeapUsed (\d+) chunkHeapUsed (\d+) sent (\d+)/.exec(line) as RegExpExecArray;
+    const { slot, chunk, sent } = readMeasure(await simulator.waitFor(MEASURE_LINE, MEASURE_AFTER_MS + 60_000));
     const stackPeak = Math.max(...simulator.instruments().map((i) => i['Stack used'] / LIN_SLOT_BYTES));
     const figures = {
       'firmware.coreBytecodeBytes': coreBytecodeBytes,
-      'firmware.slotHeapUsed': Number(slot),
-      'firmware.chunkHeapUsed': Number(chunk),
+      'firmware.slotHeapUsed': slot,
+      'firmware.chunkHeapUsed': chunk,
       'firmware.stackPeak': stackPeak,
     };
     return {
       title,
       rows: [
         { label: 'bytecode of the core and adapter, release build (flash)', value: coreBytecodeBytes, unit: 'B' },
-        { label: 'XS slot heap after gc, 8 sensors, queue 1,024 (lin bytes)', value: Number(slot), unit: 'B = ' + Number(slot) / LIN_SLOT_BYTES + ' slots' },
-        { label: 'XS chunk heap after gc (the queue\'s typed arrays ' + QUEUE_BYTES + ' B)', value: Number(chunk), unit: 'B' },
+        { label: 'XS slot heap after gc, 8 sensors, queue 1,024 (lin bytes)', value: slot, unit: 'B = ' + slot / LIN_SLOT_BYTES + ' slots' },
+        { label: 'XS chunk heap after gc (the queue\'s typed arrays ' + QUEUE_BYTES + ' B)', value: chunk, unit: 'B' },
         { label: 'deepest stack (creation.stack is 384)', value: stackPeak, unit: 'slots' },
-        { label: 'samples delivered before the measure', value: Number(sent), unit: '' },
+        { label: 'samples delivered before the measure', value: sent, unit: '' },
       ],
       figures,
     };

@@ -19,6 +19,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   gateway: async () => (await import('./gateway')).benchGateway(),
   dashboard: async () => (await import('./dashboard')).benchDashboard(),
   firmware: async () => (await import('./firmware')).benchFirmware(),
+  pico: async () => (await import('./pico')).benchPico(),
 };
 
 function table(section: BenchSection): string {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../platforms/moddable/firmware/settings';
 import type { Settings } from '../../platforms/moddable/firmware/settings';
-import { firmwareActuators, firmwareSensors } from '../../platforms/moddable/firmware/sensors';
+import { firmwareActuators, firmwareSensors, rp2040Celsius } from '../../platforms/moddable/firmware/sensors';
 import { statusLine } from '../../platforms/moddable/firmware/status';
 import { createAgent } from '../../src/core/agent';
 import type { Feed } from '../../src/core/wire';
@@ -46,7 +46,7 @@ describe('firmware settings', () => {
       'url: expected http(s)://host[:port][/path], without query or fragment, got "ftp://x"',
       'publicKey: missing (add publicKey=… to the mcconfig line)',
       'token: missing (add token=… to the mcconfig line)',
-      'resources: "fan" is not one of uptime, heap, rssi, command (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',
+      'resources: "fan" is not one of uptime, heap, rssi, temperature, command (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',
       'resources: "heap:x" is not role:id with a positive whole id (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',
       'resources: resource 301 is given twice',
       'ca: expected the name of a .der resource, got "my-ca.pem"',
@@ -59,10 +59,11 @@ describe('firmware settings', () => {
 
 describe('firmware sensors', () => {
   /** `heap` null: a build without instrumentation. */
-  const sources = (rssi: number | undefined, trace: string[] = [], heap: number | null = 30_000) => ({
+  const sources = (rssi: number | undefined, trace: string[] = [], heap: number | null = 30_000, temperatureAdc?: number) => ({
     now: () => 12_345,
     heapUsed: () => heap ?? undefined,
     rssi: () => rssi,
+    temperatureAdc: () => temperatureAdc,
     trace: (text: string) => void trace.push(text),
   });
 
@@ -75,12 +76,23 @@ describe('firmware sensors', () => {
     const s = settings();
     const { sensors, skipped } = firmwareSensors(s, sources(undefined));
     expect(sensors.map((x) => x.resource)).toEqual([301]);
-    expect(skipped).toEqual(['heap (no xsHeap in the config)', 'rssi (no Wi-Fi radio here)']);
+    expect(skipped).toEqual(['heap (no xsHeap in the config)', "rssi (this platform's Net reports no RSSI)"]);
     // A release build has no instrumentation: the heap cannot be read, whatever xsHeap says.
     const release = settings({ xsHeap: 88_064 });
     const fed = firmwareSensors(release, sources(-60, [], null));
     expect(fed.sensors.map((x) => x.resource)).toEqual([301, 303]);
     expect(fed.skipped).toEqual(['heap (no instrumentation in this build: build with -d or -i)']);
+  });
+
+  it('feeds the RP2040\'s temperature in degrees Celsius where the board has the sensor, and says when it has not', () => {
+    const s = settings({ resources: 'uptime:301,temperature:305' });
+    // 876 of 4096 is 0.7058 V, 27 °C on the datasheet's line; the voltage falls as the die warms.
+    const { sensors, skipped } = firmwareSensors(s, sources(undefined, [], null, 876));
+    expect(sensors.map((x) => [x.resource, x.read()])).toEqual([[301, 12], [305, 27.1]]);
+    expect(skipped).toEqual([]);
+    expect(rp2040Celsius(950)).toBe(-7.5);
+    expect(rp2040Celsius(800)).toBe(62.7);
+    expect(firmwareSensors(s, sources(undefined)).skipped).toEqual(['temperature (no RP2040 temperature sensor on this board)']);
   });
 
   it('traces each command with its value and feed', async () => {

@@ -3,7 +3,7 @@
 // device build fails to link ("module not found"). This checks it without the SDK: the modules the
 // manifests name are exactly those the firmware, the adapter's entry and the core's entry reach through
 // imports that stay in the compiled code (not `import type`).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -37,23 +37,33 @@ function reached(entries: string[]): string[] {
   return [...seen].sort();
 }
 
-/** The files a manifest's `modules` map to, relative to the root, and whether each is preloaded. */
-function listed(manifest: string): { files: string[]; notPreloaded: string[] } {
-  const m = JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')) as { modules: Record<string, string>; preload: string[] };
+interface Section {
+  modules?: Record<string, string>;
+  preload?: string | string[];
+}
+
+/**
+ * The files a manifest's `modules` map to, with those of its section for `platform` (mcconfig adds them
+ * to the others), relative to the root, and the modules not preloaded.
+ */
+function listed(manifest: string, platform: string): { files: string[]; notPreloaded: string[] } {
+  const m = JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')) as Section & { platforms?: Record<string, Section> };
+  const sections = [m, m.platforms?.[platform] ?? {}];
+  const preload = sections.flatMap((s) => s.preload ?? []);
   const files: string[] = [];
   const notPreloaded: string[] = [];
-  for (const [name, path] of Object.entries(m.modules)) {
+  for (const [name, path] of sections.flatMap((s) => Object.entries(s.modules ?? {}))) {
     if (!name.startsWith('feed-agent/')) continue;
     files.push(relative(ROOT, resolve(ROOT, dirname(manifest), path + '.ts')));
-    if (!m.preload.includes(name)) notPreloaded.push(name);
+    if (!preload.includes(name)) notPreloaded.push(name);
   }
   return { files, notPreloaded };
 }
 
 describe('the Moddable manifests', () => {
-  it('list exactly the modules the firmware reaches, each under the name of its path, all preloaded', () => {
-    const adapter = listed('platforms/moddable/manifest.json');
-    const app = listed('manifest.json');
+  it.each(['esp32', 'lin'])('list exactly the modules the firmware reaches on %s, each under the name of its path, all preloaded', (platform) => {
+    const adapter = listed('platforms/moddable/manifest.json', platform);
+    const app = listed('manifest.json', platform);
     expect([...adapter.files, ...app.files].sort()).toEqual(reached(ENTRIES));
     expect([...adapter.notPreloaded, ...app.notPreloaded]).toEqual([]);
     for (const manifest of ['platforms/moddable/manifest.json', 'manifest.json']) {
@@ -63,5 +73,15 @@ describe('the Moddable manifests', () => {
         if (name.startsWith('feed-agent/')) expect(name).toBe('feed-agent/' + relative(ROOT, resolve(ROOT, dirname(manifest), path)));
       }
     }
+  });
+
+  it('give pico/pico_w the modules of the ESP32, the temperature sensor\'s read from the RP2040 (JavaScript and C)', () => {
+    const pico = listed('manifest.json', 'pico/pico_w');
+    const fromRp2040 = (file: string): string => file.replace('platforms/moddable/rp2040/', 'platforms/moddable/firmware/');
+    expect(pico.files.map(fromRp2040).sort()).toEqual(listed('manifest.json', 'esp32').files.sort());
+    expect(pico.notPreloaded).toEqual([]);
+    const base = join(ROOT, 'platforms/moddable/rp2040/temperature-adc');
+    expect(existsSync(base + '.c')).toBe(true);
+    expect(readFileSync(base + '.js', 'utf8')).toContain('export { readTemperatureAdc };');
   });
 });

@@ -1,5 +1,5 @@
-// The firmware: reads `mc/config`, starts the agent with the sensors any ESP32 has on the resources
-// named in `resources=…`, traces every command the platform sends, and a status line now and then.
+// The firmware: reads `mc/config`, starts the agent with the sensors the board has (ESP32, Pico W) on the
+// resources named in `resources=…`, traces every command the platform sends, and a status line now and then.
 // A bad or missing config key is one trace line that names it, and nothing starts: no abort.
 // Preloadable: the module only defines; the SDK runs the default export once setup/network is done.
 import config from 'mc/config';
@@ -16,6 +16,7 @@ import { files, sdk } from '../modules';
 import { firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
 import { statusLine } from './status';
+import { readTemperatureAdc } from './temperature-adc';
 
 function say(text: string): void {
   trace('feed-agent: ' + text + '\n');
@@ -46,6 +47,7 @@ export default function main(): void {
       const rssi: unknown = Net.get('RSSI');
       return typeof rssi === 'number' ? rssi : undefined;
     },
+    temperatureAdc: readTemperatureAdc,
     trace,
   };
   const { sensors, skipped } = firmwareSensors(settings, sources);

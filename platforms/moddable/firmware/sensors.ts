@@ -1,10 +1,10 @@
-// The readings any ESP32 can give without extra hardware, and the actuator that shows commands: what the
+// The readings a board gives without extra hardware, and the actuator that shows commands: what the
 // firmware feeds on the resources named in `resources=…`. Their sources come in as values, so that they
 // run in tests as on the device.
 import type { ActuatorConfig, SensorConfig } from '../../../src/core/config';
 import type { Settings } from './settings';
 
-/** Where the readings come from: the host's clock, the XS heap's counters, the Wi-Fi radio. */
+/** Where the readings come from: the host's clock, the XS heap's counters, the Wi-Fi radio, the chip. */
 export interface SensorSources {
   /** Milliseconds since the firmware started (the host's monotonic clock). */
   now(): number;
@@ -13,8 +13,13 @@ export interface SensorSources {
    * Used"), or undefined in a build without instrumentation (a release build: mcconfig without -d or -i).
    */
   heapUsed(): number | undefined;
-  /** The Wi-Fi RSSI in dBm, or undefined where the platform has no radio (the simulator). */
+  /**
+   * The Wi-Fi RSSI in dBm, or undefined where the SDK's `Net` gives none: the simulator, and the Pico W
+   * (modules/network/net/pico/modNet.c answers IP, MAC and SSID only).
+   */
   rssi(): number | undefined;
+  /** The raw 12-bit reading of the RP2040's temperature sensor, or undefined on a board without one. */
+  temperatureAdc(): number | undefined;
   trace(text: string): void;
 }
 
@@ -28,17 +33,33 @@ export function firmwareSensors(settings: Settings, sources: SensorSources): { s
   const skipped: string[] = [];
   if (resources.uptime !== undefined) sensors.push({ resource: resources.uptime, every, read: () => Math.floor(sources.now() / 1000) });
   // Free bytes need the heap's size, which the manifest gives as xsHeap beside creation.static.
-  const { heap, rssi } = resources;
+  const { heap, rssi, temperature } = resources;
   if (heap !== undefined) {
     if (settings.xsHeap <= 0) skipped.push('heap (no xsHeap in the config)');
     else if (sources.heapUsed() === undefined) skipped.push('heap (no instrumentation in this build: build with -d or -i)');
     else sensors.push({ resource: heap, every, read: () => Math.max(0, settings.xsHeap - (sources.heapUsed() ?? Number.NaN)) });
   }
   if (rssi !== undefined) {
-    if (sources.rssi() === undefined) skipped.push('rssi (no Wi-Fi radio here)');
+    if (sources.rssi() === undefined) skipped.push('rssi (this platform\'s Net reports no RSSI)');
     else sensors.push({ resource: rssi, every, read: () => sources.rssi() ?? Number.NaN });
   }
+  if (temperature !== undefined) {
+    if (sources.temperatureAdc() === undefined) skipped.push('temperature (no RP2040 temperature sensor on this board)');
+    else sensors.push({ resource: temperature, every, read: () => rp2040Celsius(sources.temperatureAdc() ?? Number.NaN) });
+  }
   return { sensors, skipped };
+}
+
+/**
+ * Degrees Celsius, to a tenth, from a raw reading of the RP2040's temperature sensor, as the RP2040
+ * datasheet gives it (section 4.9.5): the 12-bit reading is a voltage against the ADC's 3.3 V reference,
+ * V = raw × 3.3 / 4096, and T = 27 − (V − 0.706) / 0.001721 (0.706 V at 27 °C, −1.721 mV per degree). The
+ * sensor measures the die, not the air, and the datasheet warns that the reference's accuracy moves it by
+ * degrees: a trend more than an absolute reading.
+ */
+export function rp2040Celsius(raw: number): number {
+  const volts = (raw * 3.3) / 4096;
+  return Math.round((27 - (volts - 0.706) / 0.001721) * 10) / 10;
 }
 
 /** The command resource's actuator: each new command is traced once, with its value as the subtype means it. */

@@ -5,8 +5,8 @@
 import { isServiceUrl, UPLINK_DEFAULTS } from '../../../src/core/config';
 import { DEFAULT_SPILL_EVERY } from '../flash-queue';
 
-/** The resources the firmware feeds, by role: three sensors and the actuator that traces commands. */
-const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'command'] as const);
+/** The resources the firmware feeds, by role: four sensors and the actuator that traces commands. */
+const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'temperature', 'command'] as const);
 type Role = (typeof ROLES)[number];
 
 export interface Settings {

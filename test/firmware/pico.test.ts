@@ -1,0 +1,123 @@
+// The firmware as users flash it (manifest.json) built for the Raspberry Pi Pico W with the real Moddable
+// and Pico SDKs, through the README's build line, and run instruction by instruction in rp2040js. Runs
+// where PICO_SDK_DIR is set (with the Moddable SDK; the emulator part where RP2040_BOOTROM names the
+// chip's boot ROM too); elsewhere it is skipped with the reason.
+//
+// rp2040js does not emulate the Pico W's radio (the CYW43439 behind a PIO-driven SPI bus): an image given
+// ssid= stops where the radio is brought up. Without ssid= the SDK's setup never touches the radio, and
+// the agent runs as on a Pico W out of Wi-Fi's reach: it samples, queues, and every exchange fails.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from './pico';
+import type { PicoImage, PicoSdk } from './pico';
+import { Rp2040Run, findBootrom } from './rp2040';
+import { findSdk } from './sdk';
+
+const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const sdk = findPicoSdk(ROOT);
+const bootrom = findBootrom();
+/** A 12-bit reading of the temperature sensor's input: 0.706 V, 27 °C on the datasheet's line. */
+const ADC_27C = 876;
+const CONFIG = {
+  url: 'http://127.0.0.1:8080',
+  publicKey: '5D4161963252F0EABB435339',
+  token: 'pico-test-token',
+  resources: 'uptime:201,heap:202,rssi:203,temperature:205,command:204',
+  every: 1000,
+  statusEvery: 5000,
+  spillEvery: 6,
+};
+
+if (typeof sdk === 'string') console.log('Pico W tests skipped: ' + sdk);
+else if (typeof bootrom !== 'string') console.log('Pico W emulator tests skipped: ' + bootrom.skip);
+
+describe.skipIf(typeof findSdk(ROOT) === 'string')('npm run build:moddable for a pico target', () => {
+  it('names every missing piece of the Pico SDK, with the variable that points at it, and builds nothing', () => {
+    const env: Record<string, string | undefined> = { ...process.env, PICO_ROOT: '/nonexistent/pico', PICO_GCC_ROOT: '/nonexistent/gcc' };
+    for (const name of ['PICO_SDK_DIR', 'PICO_EXTRAS_DIR', 'UF2CONV']) delete env[name];
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-moddable.mjs'), '-m', '-p', 'pico/pico_w', '-t', 'build', 'token=secret'], { env, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    const lines = run.stderr.trim().split('\n').slice(1).map((l) => l.trim().split(/[ :]/)[0]);
+    expect(lines).toEqual(['PICO_ROOT', 'PICO_SDK_DIR', 'PICO_EXTRAS_DIR', '/nonexistent/pico/pico-examples', '/nonexistent/pico/pico-sdk/build/pioasm/pioasm', 'PICO_GCC_ROOT', 'UF2CONV']);
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry Pi Pico W', () => {
+  const out = join(ROOT, 'node_modules', '.cache', 'feed-agent-pico-test');
+  let offline: PicoImage;
+  let withRadio: PicoImage;
+  let run: Rp2040Run | null = null;
+
+  beforeAll(() => {
+    const pico = sdk as PicoSdk;
+    // -i: a release build with instrumentation, whose trace goes to the USB serial (a debug build's goes
+    // to xsbug). The same output folder twice: the second build only compiles the config and links.
+    const radio = buildPico(pico, ROOT, ROOT, out, ['-i'], { ...CONFIG, ssid: 'TestNet', password: 'test-password' });
+    withRadio = { uf2: radio.uf2 + '.radio', elf: radio.elf + '.radio' };
+    copyFileSync(radio.uf2, withRadio.uf2);
+    copyFileSync(radio.elf, withRadio.elf);
+    offline = buildPico(pico, ROOT, ROOT, out, ['-i'], CONFIG);
+  }, 1_200_000);
+
+  afterEach(() => {
+    run?.stop();
+    run = null;
+  });
+
+  it('fits the chip: flash within 2 MB, static RAM with the manifest\'s XS heap within 264 KB', () => {
+    const cost = imageCost((sdk as PicoSdk).gccRoot, offline.elf);
+    const xsHeap = picoCreation(ROOT).static;
+    expect(cost.flashBytes).toBeGreaterThan(cost.text - 1);
+    expect(cost.flashBytes).toBeLessThan(PICO_FLASH_BYTES);
+    expect(cost.ramBytes).toBeGreaterThan(cost.bss);
+    expect(cost.ramBytes + xsHeap).toBeLessThan(PICO_RAM_BYTES);
+  });
+
+  describe.skipIf(typeof bootrom !== 'string')('in rp2040js', () => {
+    it('runs the agent without the radio: it samples, queues, and its exchanges fail without losing a reading', async () => {
+      const device = new Rp2040Run(bootrom as string, offline.uf2);
+      run = device;
+      device.setAdc(4, ADC_27C);
+      const line = (i: number): string => device.lines[i];
+      // uptime, heap (instrumented build) and the RP2040's temperature; RSSI is not in the Pico's Net.
+      expect(line(await device.waitFor(/^feed-agent: device /, 120_000))).toBe('feed-agent: device ' + CONFIG.publicKey + ' at ' + CONFIG.url +
+        ': 3 sensors every 1000 ms, 1 command resource; not fed: rssi (this platform\'s Net reports no RSSI)');
+      const started = await device.waitFor(/^feed-agent: started$/, 60_000);
+      const status = await device.waitFor(/^feed-agent: queued [1-9]/, 180_000);
+      expect(line(status)).toMatch(/sent 0 in 0 batches, retries \d+, dropped 0, rejected 0, .*failed to allocate socket/);
+      // Three sensors sampled every second of the chip's time since the agent started: none dropped or refused.
+      const queued = Number(/queued (\d+)\//.exec(line(status))?.[1]);
+      const seconds = Math.floor((device.chipMs[status] - device.chipMs[started]) / 1000);
+      expect(queued).toBeGreaterThanOrEqual(3 * seconds);
+      expect(queued).toBeLessThanOrEqual(3 * (seconds + 1));
+    }, 300_000);
+
+    it('keeps what it could not send in littlefs on the chip\'s flash, and restores it after a power cut', async () => {
+      const first = new Rp2040Run(bootrom as string, offline.uf2);
+      run = first;
+      // The first flush fails at about 10 s of chip time; a burst goes to flash every 6 samples after it.
+      const status = await first.waitFor(/^feed-agent: queued (4[2-9]|[5-9]\d|\d{3,})\//, 240_000);
+      const queued = Number(/queued (\d+)\//.exec(first.lines[status])?.[1]);
+      const flash = first.stop();
+      const second = new Rp2040Run(bootrom as string, offline.uf2, flash);
+      run = second;
+      const restored = Number(/restored (\d+) unacknowledged samples/.exec(second.lines[await second.waitFor(/restored \d+ unacknowledged samples/, 120_000)])?.[1]);
+      expect(restored).toBeGreaterThanOrEqual(CONFIG.spillEvery);
+      expect(restored).toBeLessThanOrEqual(queued + CONFIG.spillEvery);
+    }, 420_000);
+
+    it('with ssid= stops where the SDK brings the radio up: the CYW43 does not answer on its SPI bus', async () => {
+      const device = new Rp2040Run(bootrom as string, withRadio.uf2);
+      run = device;
+      const failed = await device.waitFor(/^\[CYW43\] Failed to start CYW43$/, 120_000);
+      // setup/network's Wi-Fi constructor throws; nothing catches it, and the firmware's main never runs.
+      expect(device.lines[failed + 1]).toBe('XS abort: unhandled exception');
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      expect(device.lines.filter((l) => l.startsWith('feed-agent:'))).toEqual([]);
+    }, 300_000);
+  });
+});

@@ -1,0 +1,142 @@
+// A Pico image run instruction by instruction in rp2040js (an emulator of the RP2040: core, timers, UART,
+// USB, PIO and ADC; not the Pico W's CYW43 radio), reading what it writes to its USB serial (CDC) and UART.
+// rp2040js needs the chip's boot ROM, which neither it nor this project ships: a local prerequisite, as
+// the Pico SDK is, named by RP2040_BOOTROM (a file of 16 KB: the ROM as little-endian words, e.g. revision
+// B1 from wokwi/rp2040js demo/bootrom.ts, built from raspberrypi/pico-bootrom).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { Simulator, USBCDC } from 'rp2040js';
+import type { Logger } from 'rp2040js';
+
+const FLASH_BASE = 0x10000000;
+const UF2_MAGIC = [0x0a324655, 0x9e5d5157];
+const UF2_END_MAGIC = 0x0ab16f30;
+const UF2_NOT_MAIN_FLASH = 0x1;
+
+/** The boot ROM's path, or why the emulator cannot run here. */
+export function findBootrom(): string | { skip: string } {
+  const path = process.env.RP2040_BOOTROM;
+  if (!path) return { skip: 'RP2040_BOOTROM is not set (the RP2040 boot ROM that rp2040js needs, 16 KB, e.g. from wokwi/rp2040js demo/bootrom.ts)' };
+  if (!existsSync(path) || statSync(path).size !== 16384) return { skip: 'RP2040_BOOTROM: ' + path + ' is not a 16 KB ROM image' };
+  return path;
+}
+
+/** Copies a UF2 image's blocks for the main flash into `flash` (at their address minus 0x10000000). */
+function loadUf2(image: Buffer, flash: Uint8Array): void {
+  for (let at = 0; at + 512 <= image.length; at += 512) {
+    const word = (i: number): number => image.readUInt32LE(at + i * 4);
+    if (word(0) !== UF2_MAGIC[0] || word(1) !== UF2_MAGIC[1] || image.readUInt32LE(at + 508) !== UF2_END_MAGIC) throw new Error('not a UF2 block at byte ' + at);
+    if ((word(2) & UF2_NOT_MAIN_FLASH) !== 0) continue;
+    flash.set(image.subarray(at + 32, at + 32 + word(4)), word(3) - FLASH_BASE);
+  }
+}
+
+/**
+ * Makes the boot ROM's flash_range_erase and flash_range_program act on the emulated flash: rp2040js
+ * models reading flash (XIP) but not the SSI commands that erase and program it, so without this every
+ * write to flash (littlefs, the SDK's preferences) is lost and a mount finds it corrupt. The two ROM
+ * functions are looked up in the ROM's function table (codes 'RE' and 'RP', RP2040 datasheet, "Bootrom
+ * Functions") and done in JavaScript when the core calls them; the ROM's other flash functions run as they are.
+ */
+function emulateFlashWrites(simulator: Simulator): void {
+  const mcu = simulator.rp2040;
+  const table = mcu.readUint16(0x14);
+  let erase = 0;
+  let program = 0;
+  for (let at = table; mcu.readUint16(at) !== 0; at += 4) {
+    const code = String.fromCharCode(mcu.readUint8(at), mcu.readUint8(at + 1));
+    // Thumb addresses: bit 0 set, which the program counter never holds.
+    if (code === 'RE') erase = mcu.readUint16(at + 2) & ~1;
+    if (code === 'RP') program = mcu.readUint16(at + 2) & ~1;
+  }
+  if (erase === 0 || program === 0) throw new Error('no flash_range_erase or flash_range_program in this boot ROM');
+  const core = mcu.core;
+  const execute = core.executeInstruction.bind(core);
+  core.executeInstruction = (): number => {
+    const pc = core.PC;
+    if (pc === erase) mcu.flash.fill(0xff, core.registers[0], core.registers[0] + core.registers[1]);
+    else if (pc === program) {
+      const [offset, data, count] = [core.registers[0], core.registers[1], core.registers[2]];
+      for (let i = 0; i < count; i++) mcu.flash[offset + i] &= mcu.readUint8(data + i);
+    } else return execute();
+    core.PC = core.LR & ~1;
+    return 1;
+  };
+}
+
+/** The emulator's complaints, kept rather than printed (it logs every SEV and USB transfer at info level). */
+class QuietLogger implements Logger {
+  readonly problems: string[] = [];
+  debug(): void {}
+  info(): void {}
+  warn(component: string, message: string): void {
+    this.keep(component + ': ' + message);
+  }
+  error(component: string, message: string): void {
+    this.keep(component + ': ' + message);
+  }
+  private keep(problem: string): void {
+    this.problems.push(problem);
+    if (this.problems.length > 20) this.problems.shift();
+  }
+}
+
+/** One run of a UF2 image in rp2040js: its output line by line, on the chip's simulated clock. */
+export class Rp2040Run {
+  readonly lines: string[] = [];
+  /** When each line ended, in milliseconds of the chip's simulated time since it started. */
+  readonly chipMs: number[] = [];
+  private readonly simulator = new Simulator();
+  private readonly logger = new QuietLogger();
+  private partial = '';
+
+  /** `flash`: what an earlier run left in flash (littlefs included), for a chip that restarts after a power cut. */
+  constructor(bootrom: string, uf2: string, flash?: Uint8Array) {
+    const mcu = this.simulator.rp2040;
+    mcu.logger = this.logger;
+    const rom = readFileSync(bootrom);
+    mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
+    if (flash !== undefined) mcu.flash.set(flash);
+    loadUf2(readFileSync(uf2), mcu.flash);
+    // Once the image enumerates, the emulator's host raises DTR, as a terminal opening the port does: the
+    // Pico SDK's USB serial writes nothing before that (stdio_usb and the SDK's ESP_putc check tud_cdc_connected).
+    const cdc = new USBCDC(mcu.usbCtrl);
+    cdc.onSerialData = (bytes) => this.take(Buffer.from(bytes).toString('latin1'));
+    mcu.uart[0].onByte = (byte) => this.take(String.fromCharCode(byte));
+    emulateFlashWrites(this.simulator);
+    mcu.core.PC = FLASH_BASE;
+    this.simulator.execute();
+  }
+
+  /** The 12-bit reading the emulated ADC gives on input `channel` (4: the temperature sensor). */
+  setAdc(channel: number, value: number): void {
+    this.simulator.rp2040.adc.channelValues[channel] = value;
+  }
+
+  private take(text: string): void {
+    const parts = (this.partial + text).replace(/\r/g, '').split('\n');
+    this.partial = parts.pop() ?? '';
+    for (const line of parts) {
+      this.lines.push(line);
+      this.chipMs.push(this.simulator.clock.nanos / 1e6);
+    }
+  }
+
+  /** The index of the first line matching `pattern`; rejects with the output once `wallMs` of real time passed without one. */
+  async waitFor(pattern: RegExp, wallMs: number): Promise<number> {
+    const end = Date.now() + wallMs;
+    for (;;) {
+      const index = this.lines.findIndex((l) => pattern.test(l));
+      if (index >= 0) return index;
+      if (Date.now() >= end) {
+        throw new Error('no line matching ' + pattern + ' within ' + wallMs + ' ms of real time; output:\n' + this.lines.slice(-20).join('\n') + '\nemulator warnings:\n' + this.logger.problems.slice(-5).join('\n'));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** Stops the chip, as a power cut does, and answers what its flash holds. */
+  stop(): Uint8Array {
+    this.simulator.stop();
+    return this.simulator.rp2040.flash.slice();
+  }
+}
