@@ -7,6 +7,8 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 export class CountingProxy {
   /** Bytes carried since the start or the last reset, both ways. */
   bytes = 0;
+  /** Connections accepted since the start (each a TLS handshake when they speak TLS). */
+  connections = 0;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -38,6 +40,7 @@ export class CountingProxy {
   }
 
   private carry(client: Socket, port: number): void {
+    this.connections++;
     const server = createConnection(port, '127.0.0.1');
     for (const socket of [client, server]) {
       this.sockets.add(socket);

@@ -1,24 +1,36 @@
 // What the firmware costs on a real build, where the Moddable SDK is installed (MODDABLE set): the
-// bytecode of the core and the adapter in a release build (what goes into flash), and, from a debug
-// build of bench/firmware run in the simulator against the local service, the XS heaps after a garbage
-// collection with 8 sensors and a 1,024-sample queue, and the deepest stack. On lin a slot is 32 bytes
-// (16 on the ESP32): the slot heap's bytes are twice what the device spends; slot counts compare as
-// they are. Without the SDK the section says why and gives no figure.
-import { statSync } from 'node:fs';
+// bytecode of the core and the adapter in a release build (what goes into flash), and, from debug builds
+// of bench/firmware run in the simulator, both HTTP hosts in the same run (keep-alive, the default; the
+// classic Request as the baseline) against the local service behind a TLS terminator with a private CA
+// (tls-front.ts): the TLS handshakes an hour and the bytes on the wire per sample, TLS included, at the
+// default flush and command-poll periods; the XS heaps after a garbage collection with 8 sensors, a
+// 1,024-sample queue and (keep-alive) the TLS connection open, and the deepest stack. The heaps' peaks are
+// not figures: a fixed heap is collected when it is full, so its peak is its size; a run that ends
+// without "memory full" is what shows the firmware fits. On lin a slot is 32 bytes (16 on the ESP32):
+// slot counts compare as they are. Without the SDK the section says why and gives no figure.
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UPLINK_DEFAULTS } from '../src/core/config';
 import { SampleQueue } from '../src/core/queue';
 import { parseSeed } from '../src/service/seed';
+import type { Seed } from '../src/service/seed';
 import { startService } from '../src/service';
+import type { RunningService } from '../src/service';
 import { Simulator, buildApp, findSdk, xsbFiles } from '../test/firmware/sdk';
-import type { BenchSection } from './section';
+import type { Sdk } from '../test/firmware/sdk';
+import { round } from './measure';
+import type { BenchRow, BenchSection } from './section';
+import { TlsFront } from './tls-front';
 
 const APP = resolve('bench/firmware');
 const LIN_SLOT_BYTES = 32;
-const MEASURE_AFTER_MS = 15_000;
+/** A measure line every this often; the window is from the first to the last of MEASURES lines. */
+const MEASURE_EVERY_MS = 20_000;
+const MEASURES = 4;
 /** The typed arrays of bench/firmware's queue: 1,024 samples, the default string pool, no storage. */
 const QUEUE_BYTES = new SampleQueue({ capacity: 1024, overflow: 'drop-oldest', stringBytes: UPLINK_DEFAULTS.stringBytes, withSeq: false }).bytes;
+const HOSTS = ['keep-alive', 'classic'] as const;
 
 /** bench/firmware's line: the XS heaps in use after a garbage collection (bytes), and the agent's counts. */
 export const MEASURE_LINE = /^measure: slotHeapUsed/;
@@ -28,8 +40,17 @@ export function readMeasure(line: string): { slot: number; chunk: number; sent: 
   return { slot, chunk, sent, queued };
 }
 
+interface HostRun {
+  handshakesPerHour: number;
+  bytesPerSample: number;
+  slotHeapUsed: number;
+  chunkHeapUsed: number;
+  stackPeak: number;
+  sent: number;
+}
+
 export async function benchFirmware(): Promise<BenchSection> {
-  const title = 'Firmware on a real Moddable build (lin simulator, the ESP32 budget of manifest.json)';
+  const title = 'Firmware on a real Moddable build (lin simulator, the ESP32 budget of manifest.json), over TLS';
   const sdk = findSdk(resolve('.'));
   if (typeof sdk === 'string') return { title, rows: [], figures: {}, note: 'skipped: ' + sdk };
   // A fixed directory under node_modules/.cache: mcconfig compiles the SDK's C only once there.
@@ -39,43 +60,92 @@ export async function benchFirmware(): Promise<BenchSection> {
       // The adapter's firmware/ is the app, not the adapter.
       .filter((file) => !file.slice(modules.length).includes('/firmware/'))
       .reduce((sum, file) => sum + statSync(file).size, 0);
-  const release = buildApp(sdk, APP, out, {}, false);
-  const coreBytecodeBytes = bytecode(release.modules);
+  const coreBytecodeBytes = bytecode(buildApp(sdk, APP, out, {}, false).modules);
 
   const seed = parseSeed(await readFile(join(APP, 'seed.json'), 'utf8'));
-  const device = seed.devices[0];
   const service = await startService({ seed });
+  const runs: Record<string, HostRun> = {};
+  try {
+    for (const host of HOSTS) runs[host] = await runHost(sdk, out, seed, service, host);
+  } finally {
+    await service.close();
+  }
+  const [kept, classic] = [runs['keep-alive'], runs.classic];
+  const figures: Record<string, number> = { 'firmware.coreBytecodeBytes': coreBytecodeBytes };
+  for (const [prefix, run] of [['firmware.', kept], ['firmware.classic.', classic]] as const) {
+    figures[prefix + 'handshakesPerHour'] = round(run.handshakesPerHour, 1);
+    figures[prefix + 'bytesPerSample'] = round(run.bytesPerSample, 1);
+    figures[prefix + 'slotHeapUsed'] = run.slotHeapUsed;
+    figures[prefix + 'chunkHeapUsed'] = run.chunkHeapUsed;
+    figures[prefix + 'stackPeak'] = run.stackPeak;
+  }
+  const row = (label: string, unit: string, pick: (run: HostRun) => number): BenchRow => ({ label, value: pick(kept), baseline: pick(classic), unit });
+  return {
+    title,
+    note: 'value: the keep-alive host (default); baseline: the classic Request (http=classic), in the same run',
+    rows: [
+      { label: 'bytecode of the core and adapter, release build (flash)', value: coreBytecodeBytes, unit: 'B' },
+      row('TLS handshakes an hour (flush every 10 s, command poll every 5 s)', '', (r) => r.handshakesPerHour),
+      row('bytes on the wire per sample, TLS included (8 samples a second)', 'B', (r) => r.bytesPerSample),
+      row('XS slot heap after gc, 8 sensors, queue 1,024 (lin bytes, /32 = slots)', 'B', (r) => r.slotHeapUsed),
+      row('XS chunk heap after gc (the queue\'s typed arrays ' + QUEUE_BYTES + ' B)', 'B', (r) => r.chunkHeapUsed),
+      row('deepest stack (creation.stack is 384)', 'slots', (r) => r.stackPeak),
+      row('samples delivered in the run', '', (r) => r.sent),
+    ],
+    figures,
+  };
+}
+
+/** One debug build with `host`, run in mcsim against the service behind a fresh TLS front. */
+async function runHost(sdk: Sdk, out: string, seed: Seed, service: RunningService, host: (typeof HOSTS)[number]): Promise<HostRun> {
+  const front = await TlsFront.start(service.url);
   let simulator: Simulator | null = null;
   try {
-    const debug = buildApp(sdk, APP, out, {
-      url: service.url,
+    // The bench app with the front's private root among its resources, as ca=… names it.
+    const app = join(out, 'firmware-tls');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'test-ca.der'), front.rootDer);
+    writeFileSync(join(app, 'manifest.json'), JSON.stringify({ include: [join(APP, 'manifest.json')], resources: { '*': ['./test-ca'] } }, null, '\t'));
+    const device = seed.devices[0];
+    const ids = device.resources.map((r) => r.id_resource);
+    const debug = buildApp(sdk, app, out, {
+      url: front.url,
       publicKey: device.public_key,
       token: device.token,
-      resources: device.resources.map((r) => r.id_resource).join(','),
-      measureAfter: MEASURE_AFTER_MS,
+      resources: ids.slice(0, -1).join(','),
+      command: ids[ids.length - 1],
+      http: host,
+      ca: 'test-ca.der',
+      measureEvery: MEASURE_EVERY_MS,
     });
     simulator = new Simulator(sdk, debug.library);
-    const { slot, chunk, sent } = readMeasure(await simulator.waitFor(MEASURE_LINE, MEASURE_AFTER_MS + 60_000));
-    const stackPeak = Math.max(...simulator.instruments().map((i) => i['Stack used'] / LIN_SLOT_BYTES));
-    const figures = {
-      'firmware.coreBytecodeBytes': coreBytecodeBytes,
-      'firmware.slotHeapUsed': slot,
-      'firmware.chunkHeapUsed': chunk,
-      'firmware.stackPeak': stackPeak,
-    };
+    const seen: { sent: number; slot: number; chunk: number; bytes: number; connections: number; at: number }[] = [];
+    for (let i = 0; i < MEASURES; i++) {
+      const { slot, chunk, sent } = readMeasure(await simulator.waitFor(MEASURE_LINE, MEASURE_EVERY_MS + 60_000, lineAfter(simulator, seen.length)));
+      seen.push({ sent, slot, chunk, bytes: front.counting.bytes, connections: front.counting.connections, at: Date.now() });
+    }
+    const [first, last] = [seen[0], seen[seen.length - 1]];
+    const instruments = simulator.instruments();
     return {
-      title,
-      rows: [
-        { label: 'bytecode of the core and adapter, release build (flash)', value: coreBytecodeBytes, unit: 'B' },
-        { label: 'XS slot heap after gc, 8 sensors, queue 1,024 (lin bytes)', value: slot, unit: 'B = ' + slot / LIN_SLOT_BYTES + ' slots' },
-        { label: 'XS chunk heap after gc (the queue\'s typed arrays ' + QUEUE_BYTES + ' B)', value: chunk, unit: 'B' },
-        { label: 'deepest stack (creation.stack is 384)', value: stackPeak, unit: 'slots' },
-        { label: 'samples delivered before the measure', value: sent, unit: '' },
-      ],
-      figures,
+      handshakesPerHour: ((last.connections - first.connections) / (last.at - first.at)) * 3_600_000,
+      bytesPerSample: (last.bytes - first.bytes) / (last.sent - first.sent),
+      slotHeapUsed: last.slot,
+      chunkHeapUsed: last.chunk,
+      stackPeak: Math.max(...instruments.map((i) => i['Stack used'])) / LIN_SLOT_BYTES,
+      sent: last.sent,
     };
   } finally {
     await simulator?.kill();
-    await service.close();
+    await front.close();
   }
+}
+
+/** The index of the line after the `n`-th measure line: where to look for the next one. */
+function lineAfter(simulator: Simulator, n: number): number {
+  let count = 0;
+  for (let i = 0; i < simulator.lines.length; i++) {
+    if (!simulator.lines[i].startsWith('measure: slotHeapUsed')) continue;
+    if (++count === n) return i + 1;
+  }
+  return 0;
 }

@@ -26,7 +26,7 @@ async function onTheChip(sdk: PicoSdk, root: string): Promise<{ rows: BenchRow[]
     publicKey: 'B3AC4F1E0D2C5A6B7E8F9012',
     token: 'bench-firmware-token-0001',
     resources: '401,402,403,404,405,406,407,408',
-    measureAfter: MEASURE_AFTER_MS,
+    measureEvery: MEASURE_AFTER_MS,
   });
   const run = new Rp2040Run(bootrom, image.uf2);
   try {

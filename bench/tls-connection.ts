@@ -21,7 +21,7 @@ export interface TlsCost {
   close: number;
 }
 
-interface Chain {
+export interface Chain {
   /** The root's certificate, which the client trusts. */
   ca: string;
   key: string;
@@ -30,7 +30,7 @@ interface Chain {
 }
 
 /** A root, an intermediate and a leaf for 127.0.0.1, RSA 2048, valid for a day. */
-function makeChain(): Chain {
+export function makeChain(): Chain {
   const dir = mkdtempSync(join(tmpdir(), 'feed-agent-bench-tls-'));
   try {
     const file = (name: string) => join(dir, name);

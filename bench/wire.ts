@@ -1,9 +1,10 @@
 // Bytes on the wire per delivered sample: the agent's operation-4 batches of 1, 10, 100 (the default) and
 // 1,000 beside one operation-3 request per sample, the way the platform's own ESP8266 SDK sends
 // readings. Both go through the Node host to the local service via the counting proxy, which counts what
-// the socket carries both ways: request lines, headers, bodies. Then what a request costs on the ESP32,
-// where each is a new TCP and TLS connection (bench/tls-connection.ts), and how many of those batching
-// saves in an hour of the demo device at the agent's default settings (bench/device-run.ts).
+// the socket carries both ways: request lines, headers, bodies. Then what a request costs where each is a
+// new TCP and TLS connection, as with the firmware's classic Request (http=classic; its default host keeps
+// one connection open, bench/firmware.ts) (bench/tls-connection.ts), and how many of those batching saves
+// in an hour of the demo device at the agent's default settings (bench/device-run.ts).
 import { createAgent } from '../src/core/agent';
 import { UPLINK_DEFAULTS } from '../src/core/config';
 import { createNodeHost } from '../platforms/node/host';
@@ -81,7 +82,7 @@ export async function benchWire(): Promise<BenchSection> {
       'wire.baselineRequestsPerSample': 1,
     });
 
-    // On the ESP32 every request is a TCP and TLS connection of its own.
+    // With the classic Request every request is a TCP and TLS connection of its own.
     const tls = await tlsConnectionCost();
     const connection = tls.handshake + tls.close;
     const device = round(batched + connection / UPLINK_DEFAULTS.batch, 1);
@@ -100,8 +101,8 @@ export async function benchWire(): Promise<BenchSection> {
     });
     rows.push(
       { label: 'one TLS 1.2 connection: handshake (ECDHE, 2-certificate RSA chain) and close', value: connection, unit: 'bytes' },
-      { label: 'with a TLS connection per request (ESP32), batches of 100', value: device, baseline: baselineDevice, unit: 'bytes/sample' },
-      { label: `requests = TLS handshakes per hour, demo device at the defaults (${format(hour.samples)} readings)`, value: hour.requests, baseline: hour.samples, unit: 'requests' },
+      { label: 'with a TLS connection per request (classic Request), batches of 100', value: device, baseline: baselineDevice, unit: 'bytes/sample' },
+      { label: `requests = TLS handshakes per hour with the classic Request, demo device at the defaults (${format(hour.samples)} readings)`, value: hour.requests, baseline: hour.samples, unit: 'requests' },
       { label: 'TLS bytes batching saves per hour there', value: saved * connection, unit: 'bytes' },
     );
   } finally {

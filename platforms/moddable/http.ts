@@ -9,9 +9,11 @@
 //   batch of numbers; a native regex test says so) goes as slices of its text, which the socket writes as
 //   the same bytes; only one with other characters is measured and copied into UTF-8 in JavaScript. The
 //   answer is decoded natively (`String.fromArrayBuffer`), not byte by byte.
-// - http.js writes each fragment the moment the callback returns it: once the last one is handed over,
-//   the service may act on the request (maybeDelivered); before, it cannot, its Content-Length not met. A
-//   request without a body is handed over when the first callback answers undefined.
+// - http.js writes each fragment the moment the callback returns it, inside the socket's callback. Once
+//   that call returns with the last one, the socket has taken the whole request and the service may act
+//   on it (maybeDelivered); before, it cannot, its Content-Length not met: a write that throws (lin's
+//   "write failed") took nothing. A request without a body went out when the first callback is asked
+//   for it: http.js asks only once the head was written.
 // - http.js runs inside the socket's callback, where nobody catches for us: on lin a refused connection
 //   throws "write failed" from the first write, a garbled status line throws "unexpected status format",
 //   and an exception escaping a host callback aborts the app (fxAbort). The socket's callback is wrapped
@@ -21,11 +23,14 @@
 //   stack: http.js's constructor and its socket callback go deep, and adding the agent's calls below the
 //   one and the decoding above the other overflowed the 384-slot stack of an ESP32 build (measured on a
 //   lin build, docs/moddable.md).
-import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
+import type { Host, HttpRequest } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { utf8Length, utf8Write } from '../../src/core/utf8';
+import { Exchange, resultOf } from './exchange';
+import type { Ending } from './exchange';
 import type { RequestOptions, Sdk, SdkRequest } from './sdk';
 import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from './sdk';
+import { NO_TLS, targetOf, tlsDictionary } from './target';
 
 export interface HttpOptions {
   /**
@@ -36,58 +41,47 @@ export interface HttpOptions {
   secure?: Record<string, unknown>;
 }
 
-const TLS_1_2 = 0x303;
-
-/** An exchange's end: an HttpResult, or an answer whose body is still bytes. */
-type Ending = HttpResult | { kind: 'answer'; status: number; retryAfter: string | null; bytes: ArrayBuffer };
-
 export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>, options: HttpOptions = {}): Host['request'] {
-  // One dictionary for every https request: SecureSocket copies it and changes nothing in it.
-  const tls = { protocolVersion: TLS_1_2, ...options.secure };
-  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new Exchange(sdk, tls, req, resolve).start());
-  const toResult = (ending: Ending): HttpResult =>
-    ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: sdk.decode(ending.bytes) } : ending;
-  return (req) => Promise.resolve(req).then(exchange).then(toResult);
+  const tls = tlsDictionary(options.secure);
+  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new RequestExchange(sdk, tls, req, resolve).start());
+  return (req) => Promise.resolve(req).then(exchange).then(resultOf(sdk.decode));
 }
 
 /** One request, from the dictionary to the result; every reference is dropped once it settled. */
-class Exchange {
+class RequestExchange extends Exchange {
   private request: SdkRequest | null = null;
-  private timer: unknown = null;
   /** The body, until it was handed over: its text when it is ASCII, else its UTF-8; null for none. */
   private body: string | ArrayBuffer | null = null;
   private bodyBytes = 0;
   private sent = 0;
-  /** The whole request was handed to the socket (http.js writes a fragment as soon as it is returned). */
+  /** The last fragment was handed to http.js, which writes it before its socket callback returns. */
+  private handed = false;
+  /** The socket took the whole request. */
   private written = false;
-  private status = 0;
   private retryAfter: string | null = null;
   private secure = false;
-  private settled = false;
 
   constructor(
     private readonly sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>,
     /** SecureSocket's `secure` dictionary, for an https URL. */
     private readonly tls: Record<string, unknown>,
     private readonly req: HttpRequest,
-    private readonly resolve: (ending: Ending) => void,
-  ) {}
+    resolve: (ending: Ending) => void,
+  ) {
+    super(sdk.Timer, resolve);
+  }
 
-  /** Whether the service may have acted on the request: all of it went out, or an answer began. */
-  private get reached(): boolean {
+  protected get reached(): boolean {
     return this.written || this.status > 0;
   }
 
   start(): void {
     const { sdk, req } = this;
-    // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/errors.ts).
-    const url = /^(https?):\/\/([^/?#:]+)(?::(\d+))?([^#]*)$/.exec(req.url);
-    if (url === null) return this.fail('not an http or https URL', false);
-    const secure = url[1] === 'https';
+    const target = targetOf(req.url);
+    if (target === null) return this.fail('not an http or https URL', false);
+    const { secure, host, port } = target;
     this.secure = secure;
-    const host = url[2];
-    const port = url[3] !== undefined ? Number(url[3]) : secure ? 443 : 80;
-    if (secure && sdk.SecureSocket === undefined) return this.fail('https needs SecureSocket (include $(MODULES)/crypt/tls.json)', false);
+    if (secure && sdk.SecureSocket === undefined) return this.fail(NO_TLS, false);
     const headers: string[] = [];
     for (const name in req.headers) headers.push(name, req.headers[name]);
     if (req.body !== undefined) {
@@ -105,7 +99,7 @@ class Exchange {
     }
     // http.js names the host without its port; a server behind a shared address needs both.
     if (port !== (secure ? 443 : 80)) headers.push('Host', host + ':' + port);
-    const dictionary: RequestOptions = { host, port, path: url[4] === '' ? '/' : url[4], method: req.method, headers, body: true, response: ArrayBuffer };
+    const dictionary: RequestOptions = { host, port, path: target.path, method: req.method, headers, body: true, response: ArrayBuffer };
     if (secure) {
       dictionary.Socket = sdk.SecureSocket;
       dictionary.secure = this.tls;
@@ -118,7 +112,7 @@ class Exchange {
       return this.fail('cannot connect to ' + host + ':' + port + ': ' + errorText(e), false);
     }
     this.request = request;
-    this.timer = sdk.Timer.set(() => this.expire(), req.timeoutMs);
+    this.arm(req.timeoutMs);
     request.callback = (message, value, etc) => this.onMessage(message, value, etc);
     const socket = request.socket;
     if (socket !== undefined) {
@@ -127,8 +121,9 @@ class Exchange {
         try {
           inner.call(socket, message, value);
         } catch (e) {
-          this.fail(errorText(e), this.reached);
+          return this.fail(errorText(e), this.reached);
         }
+        if (this.handed) this.written = true;
       };
     }
   }
@@ -159,24 +154,12 @@ class Exchange {
     const end = this.sent + Math.min(room, this.bodyBytes - this.sent);
     const piece = body.slice(this.sent, end);
     this.sent = end;
-    if (end === this.bodyBytes) this.written = true;
+    this.handed = end === this.bodyBytes;
     return piece;
   }
 
-  private expire(): void {
-    this.timer = null;
-    this.finish({ kind: 'timeout', maybeDelivered: this.reached });
-  }
-
-  private fail(message: string, maybeDelivered: boolean): void {
-    this.finish({ kind: 'network', message, maybeDelivered });
-  }
-
-  /** Settles once: clears the timer, closes the request unless http.js is finishing it, drops every reference. */
-  private finish(ending: Ending): void {
-    if (this.settled) return;
-    this.settled = true;
-    if (this.timer !== null) this.sdk.Timer.clear(this.timer);
+  /** Closes the request unless http.js is finishing it; drops every reference. */
+  protected release(ending: Ending): void {
     const request = this.request;
     this.request = null;
     this.body = null;
@@ -187,6 +170,5 @@ class Exchange {
         // Already closed by http.js: nothing is left to release.
       }
     }
-    this.resolve(ending);
   }
 }

@@ -1,13 +1,26 @@
 // The SDK's real modules, for createModdableHost and openFlashQueue. The only file of the adapter that
 // imports them: the others take them as values (sdk.ts says why). The manifest must include what they
-// need: the http, tls and file manifests (platforms/moddable/manifest.json does).
+// need: the http, tls and file manifests and the ECMA-419 HTTP client (platforms/moddable/manifest.json).
+import HTTPClient from 'embedded:network/http/client';
 import { Request } from 'http';
+import { Socket } from 'socket';
 import SecureSocket from 'securesocket';
 import Timer from 'timer';
 import Time from 'time';
 import { File } from 'file';
 import type { FileClass, Sdk } from './sdk';
 
-export const sdk: Sdk = Object.freeze({ Request, SecureSocket, Timer, Time, trace, decode: (bytes: ArrayBuffer) => String.fromArrayBuffer(bytes) });
+export const sdk: Sdk = Object.freeze({
+  Request,
+  // The SDK's typings are looser than these classes' sources (sdk.ts declares what the adapter uses).
+  HTTPClient: HTTPClient as unknown as Sdk['HTTPClient'],
+  Socket: Socket as unknown as Sdk['Socket'],
+  SecureSocket: SecureSocket as unknown as Sdk['SecureSocket'],
+  Timer,
+  Time,
+  trace,
+  decode: (bytes: ArrayBuffer) => String.fromArrayBuffer(bytes),
+  encode: (text: string) => ArrayBuffer.fromString(text),
+});
 
 export const files: FileClass = File;

@@ -77,15 +77,92 @@ export interface FileClass {
   rename(from: string, to: string): boolean;
 }
 
-/** What `createModdableHost` needs of the SDK: HTTP, timers, the tick counter, the log and a UTF-8 decoder. */
+/** Classic socket callback messages (modules/network/socket/socket.js); negative: closed (-1) or failed (-2). */
+export const SOCKET_CONNECTED = 1;
+export const SOCKET_READABLE = 2;
+export const SOCKET_WRITABLE = 3;
+
+/**
+ * The classic `Socket` ("socket") and `SecureSocket` ("securesocket"), as the keep-alive host uses them.
+ * Bytes a `readable` message announces must be read inside that callback: both drop what is left.
+ */
+export interface ClassicSocket {
+  /** Message 1: connected (after the handshake, for SecureSocket); 2: `value` bytes to read; 3: room to write. */
+  callback(message: number, value?: number): void;
+  /** One byte as a number. */
+  read(type: typeof Number): number;
+  read(type: typeof ArrayBuffer, count: number): ArrayBuffer;
+  /** The bytes left to read in this callback. */
+  read(): number;
+  /** Throws when the socket cannot take all of it ("can't write all data", lin's "write failed"). */
+  write(data: ArrayBuffer | Uint8Array): void;
+  /** The room to write. */
+  write(): number;
+  close(): void;
+}
+
+export interface ClassicSocketClass {
+  /** `host` is resolved by the socket itself; `secure` is SecureSocket's TLS dictionary. */
+  new (options: { host: string; port: number; secure?: Record<string, unknown> }): ClassicSocket;
+}
+
+/** A request of the ECMA-419 HTTP client (examples/io/tcp/httpclient/httpclient.js); `this` in its callbacks. */
+export interface ClientRequest {
+  /** `count` bytes of the body, inside onReadable. */
+  read(count: number): ArrayBuffer | undefined;
+  /** Part of the body, at most the count onWritable gave; answers the room left (0 once the body is complete). */
+  write(data: Uint8Array): number;
+}
+
+export interface ClientRequestOptions {
+  method: string;
+  path: string;
+  headers: Map<string, string>;
+  /** The response headers kept for onHeaders (names lower-cased); content-length is parsed either way. */
+  headersMask: string[];
+  onHeaders(status: number, headers: Map<string, string>): void;
+  onReadable(count: number): void;
+  /** Room for `count` more bytes of a body whose content-length was given. */
+  onWritable(count: number): void;
+  /** `null` once the whole answer was read; an empty Error when the connection failed or closed first. */
+  onDone(error: Error | null): void;
+}
+
+export interface HttpClient {
+  /** Queued behind the requests before it on the one connection. */
+  request(options: ClientRequestOptions): ClientRequest;
+  close(): void;
+}
+
+/** The options httpclient.js reads; `dns` and `socket` are spread into their `io` constructors. */
+export interface HttpClientOptions {
+  host: string;
+  port: number;
+  /** The connection failed or closed: every queued request was told (onDone), and the client closed itself. */
+  onError(error?: unknown): void;
+  dns: { io: new (options: object) => { resolve(options: { host: string; onResolved(host: string, address: string): void; onError(): void }): void } };
+  socket: { io: new (options: never) => object; [key: string]: unknown };
+}
+
+export interface HttpClientClass {
+  new (options: HttpClientOptions): HttpClient;
+}
+
+/** What `createModdableHost` needs of the SDK: HTTP, timers, the tick counter, the log and UTF-8 both ways. */
 export interface Sdk {
   Request: RequestClass;
+  /** The ECMA-419 HTTP client, for the keep-alive host (`http: 'keep-alive'`, the default). */
+  HTTPClient: HttpClientClass;
+  /** The classic `Socket`, under the keep-alive host's client for http URLs. */
+  Socket: ClassicSocketClass;
   /** `SecureSocket`, for https URLs; without it they fail before anything is sent. */
-  SecureSocket?: unknown;
+  SecureSocket?: ClassicSocketClass;
   Timer: TimerModule;
   Time: TimeModule;
   /** The global `trace`: one line to the debugger or the serial console. */
   trace(text: string): void;
   /** UTF-8 bytes as text: XS's native `String.fromArrayBuffer`. */
   decode(bytes: ArrayBuffer): string;
+  /** Text as UTF-8 bytes: XS's native `ArrayBuffer.fromString`. */
+  encode(text: string): ArrayBuffer;
 }

@@ -1,7 +1,8 @@
 // The firmware as users flash it (manifest.json), built with the real Moddable SDK for its simulator and
 // run headless against the real local service: feeds arrive, presence stays alive, a command is traced,
-// an outage of the service loses nothing, and a device killed in the middle of an outage delivers what
-// its flash queue held once it is back. Runs where the SDK is installed (MODDABLE set, its tools built,
+// its one kept-open connection is replaced when the server closes it or the service restarts (nothing
+// lost or stored twice, one trace line each time), an outage of the service loses nothing, and a device
+// killed in the middle of an outage delivers what its flash queue held once it is back. Runs where the SDK is installed (MODDABLE set, its tools built,
 // xvfb-run present); elsewhere it is skipped with the reason. The lin build has the ESP32's memory
 // budget (manifest.json), so every run is also a check that the firmware fits.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -34,17 +35,24 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   let journal = '';
   let service: RunningService;
   // The firmware talks to the service through the fault proxy: it keeps every feed the service stored,
-  // in order, and an outage is the proxy off the network (connections refused).
+  // in order, and an outage is the proxy off the network: its open connections die, new ones are refused.
   let proxy: FaultProxy;
   let library = '';
   let device: Simulator | null = null;
 
-  const stop = (): Promise<void> => proxy.setDown(true);
+  const stop = async (): Promise<void> => {
+    await proxy.setDown(true);
+    proxy.dropConnections();
+  };
   const start = (): Promise<void> => proxy.setDown(false);
   /** The device's operations straight to the service, not through the proxy. */
   const api = () => client.device(service.url, DEVICE.public_key, DEVICE.token);
   /** Every uptime value the service stored, in the order it stored them. */
   const uptimes = async (): Promise<number[]> => proxy.stored.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
+  const contiguous = (values: number[]): number[] => Array.from({ length: values.length }, (_, i) => values[0] + i);
+  /** The firmware's trace lines from line `from` on that match `pattern`. */
+  const traced = (from: number, pattern: RegExp): string[] => device!.lines.slice(from).filter((l) => pattern.test(l));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const until = async (what: string, done: () => Promise<boolean>, ms: number): Promise<void> => {
     const end = Date.now() + ms;
     while (!(await done())) {
@@ -97,6 +105,38 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     expect(device!.lines.slice(from).filter((l) => l.startsWith('feed-agent: command '))).toHaveLength(1);
   }, 30_000);
 
+  it('replaces its connection when the server closes it while idle: nothing lost or stored twice, one line each time', async () => {
+    const from = device!.lines.length;
+    const before = (await uptimes()).length;
+    // The firmware asks every second: most of the time its connection is idle, and the server closes it.
+    for (let i = 0; i < 3; i++) {
+      proxy.closeIdle();
+      await sleep(2_500);
+    }
+    await until('uptime feeds after the closes', async () => (await uptimes()).length >= before + 8, 30_000);
+    const values = await uptimes();
+    expect(values).toEqual(contiguous(values));
+    const closes = traced(from, /^info: link: connection \d+ to .* ended after \d+ answers? \(connection closed by the server\)/);
+    expect(closes.length).toBeGreaterThanOrEqual(1);
+    expect(closes.length).toBeLessThanOrEqual(3);
+  }, 60_000);
+
+  it('reconnects after the service restarted under it: nothing lost or stored twice, said once', async () => {
+    const from = device!.lines.length;
+    const before = (await uptimes()).length;
+    await stop();
+    await sleep(3_000);
+    await start();
+    await until('uptime feeds after the restart', async () => (await uptimes()).length >= before + 8, 60_000);
+    const values = await uptimes();
+    expect(values).toEqual(contiguous(values));
+    expect(traced(from, /^info: link: /), device!.lines.slice(from).join('\n')).toHaveLength(1);
+    // Each failure while it was down is said once, then counted: no log line repeats the one before.
+    const logged = traced(from, /^(debug|info|warn|error): /);
+    expect(logged.filter((line, i) => i > 0 && line === logged[i - 1])).toEqual([]);
+    await until('the journal of the restart deleted', async () => !existsSync(journal), 30_000);
+  }, 120_000);
+
   it('loses nothing while the service is down, and writes its queue to flash only then', async () => {
     expect(existsSync(journal)).toBe(false);
     await stop();
@@ -107,8 +147,8 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     await until('the outage delivered', async () => (await uptimes()).length >= before + 10, 60_000);
     await until('the journal deleted once it held nothing unsent', async () => !existsSync(journal), 30_000);
     const values = await uptimes();
-    // One reading a second from a monotonic clock: any gap would be a lost reading.
-    expect(values).toEqual(Array.from({ length: values.length }, (_, i) => values[0] + i));
+    // One reading a second from a monotonic clock: any gap would be a lost reading, a repeat one stored twice.
+    expect(values).toEqual(contiguous(values));
   }, 180_000);
 
   it('delivers what its flash queue held after it was killed in the middle of an outage', async () => {

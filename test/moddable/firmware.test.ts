@@ -37,11 +37,13 @@ describe('firmware settings', () => {
       statusEvery: 60000,
       ca: '',
       journal: '/mod/feed-agent.q',
+      http: 'keep-alive',
     });
+    expect(settings({ http: 'classic' }).http).toBe('classic');
   });
 
   it('names every bad or missing key at once, and never repeats the token', () => {
-    const read = readSettings({ url: 'ftp://x', token: '', resources: 'uptime:301,fan:9,heap:x,command:301', every: '10', ca: 'my-ca.pem', file: GOOD.file });
+    const read = readSettings({ url: 'ftp://x', token: '', resources: 'uptime:301,fan:9,heap:x,command:301', every: '10', ca: 'my-ca.pem', http: 'fetch', file: GOOD.file });
     expect(read.problems).toEqual([
       'url: expected http(s)://host[:port][/path], without query or fragment, got "ftp://x"',
       'publicKey: missing (add publicKey=… to the mcconfig line)',
@@ -50,6 +52,7 @@ describe('firmware settings', () => {
       'resources: "heap:x" is not role:id with a positive whole id (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',
       'resources: resource 301 is given twice',
       'ca: expected the name of a .der resource, got "my-ca.pem"',
+      'http: expected keep-alive or classic, got "fetch"',
       'every: expected a whole number ≥ 100, got "10"',
     ]);
     const secret = readSettings({ ...GOOD, url: 'nope' });

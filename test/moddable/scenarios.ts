@@ -1,47 +1,23 @@
 // The Moddable adapter on stand-ins for the SDK (./context.ts), against the real local service: written
 // once, run on Node (adapter.node.test.ts) and inside the XS worker's device realm (test/xs). Each
-// resolves with what it saw, which must be the same on both engines.
+// resolves with what it saw, which must be the same on both engines. The classic host's exchanges are
+// here ('http: …'), the keep-alive host's in keep-alive-scenarios.ts.
 import { createAgent } from '../../src/core/agent';
-import type { AgentConfig } from '../../src/core/config';
-import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { createTimers } from '../../platforms/moddable/clock';
 import { openFlashQueue } from '../../platforms/moddable/flash-queue';
 import { createModdableHost } from '../../platforms/moddable/host';
 import { createHttp } from '../../platforms/moddable/http';
+import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { equal, ok } from '../scenarios/assert';
 import { counter, settle } from '../scenarios/helpers';
 import { R } from '../scenarios/seed';
-import type { AdapterContext, AdapterScenario, Device } from './context';
+import type { AdapterScenario, Device } from './context';
+import { keepAliveScenarios } from './keep-alive-scenarios';
+import { TIMEOUT_MS, agentConfig, createFeedsOf, failure, lastFeedsOf } from './requests';
 
-const TIMEOUT_MS = 2_000;
-
-function lastFeedsOf(ctx: AdapterContext, ids: number[]): HttpRequest {
-  return { method: 'GET', url: ctx.url + '/api/device/' + ctx.publicKey + '/resources/' + ids.join(',') + '/feeds/last?silent=true', headers: { Accept: 'application/json' }, timeoutMs: TIMEOUT_MS };
-}
-
-function createFeedsOf(ctx: AdapterContext, elements: { id_resource: number; input: number | string }[]): HttpRequest {
-  return {
-    method: 'POST',
-    url: ctx.url + '/api/device/' + ctx.publicKey + '/resources/feeds',
-    headers: { Accept: 'application/json', Authorization: 'Bearer ' + ctx.token, 'Content-Type': 'application/json' },
-    body: JSON.stringify(elements),
-    timeoutMs: TIMEOUT_MS,
-  };
-}
-
-/** One exchange through the adapter's HTTP, with the device's virtual time moving until it settles. */
+/** One exchange through the classic host's HTTP, with the device's virtual time moving until it settles. */
 function exchange(device: Device, req: HttpRequest): Promise<HttpResult> {
   return settle(device, createHttp(device.sdk)(req));
-}
-
-/** A failed exchange as the scenarios compare it: its kind, maybeDelivered and the start of its message. */
-function failure(result: HttpResult): unknown {
-  if (result.kind === 'response') return { kind: 'response', status: result.status };
-  return { kind: result.kind, maybeDelivered: result.maybeDelivered, message: result.kind === 'network' ? result.message : '' };
-}
-
-function agentConfig(ctx: AdapterContext, extra: Partial<AgentConfig>): AgentConfig {
-  return { url: ctx.url, publicKey: ctx.publicKey, token: ctx.token, seed: 7, ...extra, uplink: { startJitterMs: 0, ...extra.uplink } };
 }
 
 export const adapterScenarios: AdapterScenario[] = [
@@ -102,6 +78,15 @@ export const adapterScenarios: AdapterScenario[] = [
       // One fragment holds the whole body: http.js writes it as soon as the adapter returns it.
       const result = await exchange(ctx.device({ lostAfterBody: true }), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 3 }]));
       equal(failure(result), { kind: 'network', maybeDelivered: true, message: 'connection failed or closed' }, 'outcome');
+      return failure(result);
+    },
+  },
+  {
+    name: 'http: a last fragment the socket refused ("write failed") delivered nothing',
+    async run(ctx) {
+      const result = await exchange(ctx.device({ failLastWrite: true }), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 4 }]));
+      equal(failure(result), { kind: 'network', maybeDelivered: false, message: 'write failed' }, 'outcome');
+      equal((await ctx.stored()).length, 0, 'stored feeds');
       return failure(result);
     },
   },
@@ -171,7 +156,7 @@ export const adapterScenarios: AdapterScenario[] = [
     },
   },
   {
-    name: 'agent: on the Moddable host it delivers every reading in order and runs each command once',
+    name: 'agent: on the Moddable host (keep-alive by default) it delivers every reading in order and runs each command once',
     async run(ctx) {
       const device = ctx.device({ ticksAt0: 2 ** 31 - 10_000 });
       const a = counter(R.counterA, 1_000);
@@ -188,6 +173,7 @@ export const adapterScenarios: AdapterScenario[] = [
       const stored = (await ctx.stored()).filter((f) => f.id_resource === R.counterA).map((f) => f.raw_data);
       equal(stored, a.readings, 'stored readings, in order');
       equal(commands, [true], 'commands handled');
+      equal(device.connections, 1, 'connections opened for every request');
       equal(device.clock.pending, 0, 'timers left after stop');
       ok(device.trace.join('').indexOf(ctx.token) < 0, 'the token never in the trace');
       return [stored.length, commands];
@@ -227,4 +213,5 @@ export const adapterScenarios: AdapterScenario[] = [
       return stored.length;
     },
   },
+  ...keepAliveScenarios,
 ];

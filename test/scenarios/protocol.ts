@@ -12,8 +12,13 @@ export type Command =
   | { cmd: 'settle'; t: number; id: string }
   | { cmd: 'faults'; rules: FaultRule[] }
   | { cmd: 'clear-faults' }
-  /** Takes the proxy off the network (connections refused) or back on. */
+  /**
+   * Takes the proxy off the network (connections refused) or back on. Going down also ends every kept-open
+   * connection (`connect`), as a service that stops does; the answer names them.
+   */
   | { cmd: 'down'; down: boolean }
+  /** The server closes every kept-open connection that is idle, as a server's keep-alive timeout does; the answer names them. */
+  | { cmd: 'close-idle' }
   /** A GET straight to the service (no proxy, no token, so no presence update), for assertions. */
   | { cmd: 'get'; t: number; path: string }
   /** Operation 3 straight to the service with the device's token, as another client of the device would. */
@@ -24,11 +29,26 @@ export type Command =
   | { cmd: 'probe'; port: number }
   /** Writes a request's bytes (latin1) to 127.0.0.1:port and answers with every byte that came back. */
   | { cmd: 'raw'; t: number; port: number; bytes: string }
+  /** Opens a connection to 127.0.0.1:port that stays open for `send`. */
+  | { cmd: 'connect'; port: number }
+  /** Writes one request's bytes (latin1) on connection `conn`; answers with its response's bytes. */
+  | { cmd: 'send'; t: number; conn: string; bytes: string }
+  /** The device closed connection `conn`. */
+  | { cmd: 'hangup'; conn: string }
   /** One operation of the disk behind the file stand-in (synchronous on XS). */
   | { cmd: 'disk'; op: DiskOp };
 
 /** What came back for a raw request: the bytes until the connection ended (or broke), or word of a hold. */
 export type RawOutcome = { kind: 'refused' } | { kind: 'answer'; bytes: string; broken: boolean } | { kind: 'pending'; id: string };
+
+/** A connection opened by 'connect', or refused. */
+export type ConnectOutcome = { kind: 'connected'; conn: string } | { kind: 'refused' };
+
+/**
+ * What came back for a request sent on a kept-open connection: the bytes of one response (all of them, or
+ * what came before the connection ended), and whether the connection has ended; or word of a hold.
+ */
+export type SendOutcome = { kind: 'answer'; bytes: string; closed: boolean } | { kind: 'pending'; id: string };
 
 /** The answer to 'http': a result, or word that the proxy holds the request and will never answer. */
 export type HttpOutcome = HttpResult | { kind: 'pending'; id: string };
@@ -38,12 +58,16 @@ export interface Answers {
   settle: { maybeDelivered: boolean };
   faults: null;
   'clear-faults': null;
-  down: null;
+  down: string[];
+  'close-idle': string[];
   get: unknown;
   create: unknown;
   stored: StoredFeed[];
   probe: boolean;
   raw: RawOutcome;
+  connect: ConnectOutcome;
+  send: SendOutcome;
+  hangup: null;
   disk: DiskAnswer;
 }
 

@@ -156,6 +156,11 @@ export class FaultProxy {
     this.fates.delete(tag);
   }
 
+  /** Closes every kept-open connection that carries no request, as a server's keep-alive timeout does. */
+  closeIdle(): void {
+    this.server.closeIdleConnections();
+  }
+
   /** Breaks every open connection, as a network that fails: a request on one may or may not have arrived. */
   dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { HttpRequest } from '../../src/core/host';
-import type { Answers, Command, HttpOutcome, Link, RawOutcome } from '../scenarios/protocol';
+import type { Answers, Command, ConnectOutcome, HttpOutcome, Link, RawOutcome, SendOutcome } from '../scenarios/protocol';
 import { runAdapterScenario } from '../moddable/context';
 import type { AdapterScenario } from '../moddable/context';
 import { Disk } from './disk';
@@ -19,12 +19,24 @@ const REAL_LIMIT_MS = 10_000;
 /** A request the proxy holds: it will never be answered. */
 type Pending = Extract<RawOutcome, { kind: 'pending' }>;
 
+/** A kept-open connection of a device ('connect'): what came back on it and not yet answered, and whether it ended. */
+interface Kept {
+  socket: net.Socket;
+  received: Buffer;
+  ended: boolean;
+  /** A request is on it. */
+  busy: boolean;
+  /** Called on every byte that comes and when the connection ends. */
+  wake: () => void;
+}
+
 export class ScenarioBackend {
   /** Problems of the harness itself (not of the agent); a runner fails the scenario when there are any. */
   readonly errors: string[] = [];
   private virtualNow = 0;
   private nextId = 0;
   private held = new Map<string, { destroy(): void }>();
+  private kept = new Map<string, Kept>();
   /** Requests the service is to store late (the proxy's `late`), by virtual time, oldest first. */
   private lateCommits: { at: number; commit: () => Promise<unknown> }[] = [];
   /** The files of the file stand-in. */
@@ -60,6 +72,7 @@ export class ScenarioBackend {
 
   async close(): Promise<void> {
     for (const req of this.held.values()) req.destroy();
+    for (const conn of this.kept.values()) conn.socket.destroy();
     await this.proxy.close();
     await this.service.close();
     this.disk.remove();
@@ -80,7 +93,9 @@ export class ScenarioBackend {
         return null;
       case 'down':
         await this.proxy.setDown(c.down);
-        return null;
+        return c.down ? this.endKept(() => true, (conn) => conn.socket.destroy()) : [];
+      case 'close-idle':
+        return this.endKept((conn) => !conn.busy, () => undefined, () => this.proxy.closeIdle());
       case 'get':
         return this.direct('GET', c.path, null);
       case 'create':
@@ -91,6 +106,14 @@ export class ScenarioBackend {
         return probe(c.port);
       case 'raw':
         return this.raw(c.port, c.bytes);
+      case 'connect':
+        return this.connect(c.port);
+      case 'send':
+        return this.send(c.conn, c.bytes);
+      case 'hangup':
+        this.kept.get(c.conn)?.socket.destroy();
+        this.kept.delete(c.conn);
+        return null;
       case 'disk':
         return this.disk.run(c.op);
     }
@@ -154,12 +177,80 @@ export class ScenarioBackend {
     return this.outcome(id, text.slice(0, text.indexOf('\r\n')), socket, answered, { kind: 'answer', bytes: '', broken: true });
   }
 
+  /** Opens a connection that stays open: the device's one connection of the keep-alive host. */
+  private connect(port: number): Promise<ConnectOutcome> {
+    return new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      const conn: Kept = { socket, received: Buffer.alloc(0), ended: false, busy: false, wake: () => undefined };
+      socket.on('connect', () => {
+        const id = 'c' + ++this.nextId;
+        this.kept.set(id, conn);
+        resolve({ kind: 'connected', conn: id });
+      });
+      socket.on('data', (chunk: Buffer) => {
+        conn.received = Buffer.concat([conn.received, chunk]);
+        conn.wake();
+      });
+      socket.on('close', () => {
+        conn.ended = true;
+        conn.wake();
+      });
+      socket.on('error', () => resolve({ kind: 'refused' }));
+    });
+  }
+
+  /**
+   * Writes a request on a kept-open connection, tagged as `raw` tags it, and answers with one response:
+   * complete by its Content-Length, or what came before the connection ended.
+   */
+  private async send(connId: string, text: string): Promise<SendOutcome> {
+    const conn = this.kept.get(connId);
+    if (conn === undefined || conn.ended) return { kind: 'answer', bytes: '', closed: true };
+    const id = String(++this.nextId);
+    conn.busy = true;
+    conn.received = Buffer.alloc(0);
+    const bytes = Buffer.from(text, 'latin1');
+    const line = bytes.indexOf('\r\n') + 2;
+    conn.socket.write(Buffer.concat([bytes.subarray(0, line), Buffer.from(TAG_HEADER + ': ' + id + '\r\n'), bytes.subarray(line)]));
+    const answered = new Promise<SendOutcome>((resolve) => {
+      conn.wake = () => {
+        const end = responseEnd(conn.received);
+        if (end === null && !conn.ended) return;
+        conn.wake = () => undefined;
+        resolve({ kind: 'answer', bytes: conn.received.subarray(0, end ?? conn.received.length).toString('latin1'), closed: conn.ended });
+      };
+      conn.wake();
+    });
+    const outcome = await this.outcome(id, text.slice(0, text.indexOf('\r\n')), conn.socket, answered, { kind: 'answer', bytes: '', closed: true }, true);
+    conn.busy = false;
+    return outcome;
+  }
+
+  /**
+   * Ends the kept-open connections `which` picks, by `end` or by the server (`serverSide`), and answers
+   * their ids once each has ended (at most a second of real time each).
+   */
+  private async endKept(which: (conn: Kept) => boolean, end: (conn: Kept) => void, serverSide?: () => void): Promise<string[]> {
+    const picked = [...this.kept].filter(([, conn]) => !conn.ended && which(conn));
+    const gone = picked.map(([, conn]) => new Promise<void>((resolve) => {
+      const limit = setTimeout(resolve, 1_000);
+      conn.socket.once('close', () => {
+        clearTimeout(limit);
+        resolve();
+      });
+    }));
+    for (const [, conn] of picked) end(conn);
+    serverSide?.();
+    await Promise.all(gone);
+    return picked.filter(([, conn]) => conn.ended).map(([id]) => id);
+  }
+
   /**
    * What became of request `id` on `connection`: `answered`, or pending once the proxy holds it (the
    * connection then kept for settle). With neither within REAL_LIMIT_MS of real time, a harness error
    * (`what` names the request) and `tooLong`.
    */
-  private async outcome<T extends { kind: string }>(id: string, what: string, connection: { destroy(): void }, answered: Promise<T>, tooLong: T): Promise<T | Pending> {
+  private async outcome<T extends { kind: string }>(id: string, what: string, connection: { destroy(): void }, answered: Promise<T>, tooLong: T, kept = false): Promise<T | Pending> {
     let limit: NodeJS.Timeout | undefined;
     const late = new Promise<T>((resolve) => {
       limit = setTimeout(() => {
@@ -171,7 +262,8 @@ export class ScenarioBackend {
     clearTimeout(limit);
     if (outcome.kind === 'pending') this.held.set(id, connection);
     else {
-      connection.destroy();
+      // A kept-open connection outlives its request.
+      if (!kept) connection.destroy();
       this.proxy.release(id);
     }
     return outcome;
@@ -226,6 +318,16 @@ export async function adapterOnNode(scenario: AdapterScenario): Promise<unknown>
   const seen = await withBackend((backend) => runAdapterScenario(scenario, nodeLink(backend), (op) => backend.disk.run(op), backend.url));
   if (seen === undefined) throw new Error(scenario.name + ': the scenario resolved with nothing to compare');
   return seen;
+}
+
+/** Where the first response in `bytes` ends, by its Content-Length; null while it is incomplete or has none. */
+function responseEnd(bytes: Buffer): number | null {
+  const head = bytes.indexOf('\r\n\r\n');
+  if (head < 0) return null;
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(bytes.subarray(0, head).toString('latin1'));
+  if (length === null) return null;
+  const end = head + 4 + Number(length[1]);
+  return bytes.length >= end ? end : null;
 }
 
 /** Whether something accepts connections on 127.0.0.1:port. */

@@ -114,6 +114,15 @@ function refuseMatching(o: RegExp, path: string): void {
   });
 }
 
+/**
+ * A class's prototype met before its class: a base class's, reached from a subclass's prototype before
+ * the walk came to the base class itself.
+ */
+function isClassPrototype(o: object): boolean {
+  const d = Reflect.getOwnPropertyDescriptor(o, 'constructor');
+  return d !== undefined && typeof d.value === 'function' && (d.value as { prototype?: unknown }).prototype === o;
+}
+
 /** Leaves everything the modules' bindings reach as preload does, and reports what stayed aliasable. */
 function endPreload(): PreloadReport {
   const stack: [unknown, string][] = [];
@@ -148,7 +157,7 @@ function endPreload(): PreloadReport {
     const builtin = MUTATORS.find(([proto]) => Object.prototype.isPrototypeOf.call(proto, o));
     if (builtin !== undefined) makeReadOnly(o, builtin[1]);
     else if (o instanceof RegExp) refuseMatching(o, path);
-    else if (!prototypes.has(o)) aliasable.push(path);
+    else if (!prototypes.has(o) && !isClassPrototype(o)) aliasable.push(path);
   }
   return { modules: modules.map(([name]) => name), aliasable: aliasable.sort() };
 }

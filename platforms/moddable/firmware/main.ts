@@ -35,7 +35,7 @@ export default function main(): void {
   } catch (e) {
     return say('ca: ' + settings.ca + ' is not among the app\'s resources (' + errorText(e) + ')');
   }
-  const host = createModdableHost(sdk, { storage, secure });
+  const host = createModdableHost(sdk, { storage, secure, http: settings.http });
   const sources = {
     now: host.now,
     // A release build has no instrumentation: map() answers undefined, and the heap is not fed.

@@ -34,6 +34,11 @@ export interface Settings {
   ca: string;
   /** Where the flash queue keeps what an outage left unsent (`journal`, default the file root's feed-agent.q). */
   journal: string;
+  /**
+   * How requests travel (`http`): 'keep-alive' (default), one connection kept open; 'classic', the SDK's
+   * `Request`, a connection per request (platforms/moddable/host.ts).
+   */
+  http: 'keep-alive' | 'classic';
 }
 
 type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
@@ -68,6 +73,8 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   const root = (config.file as { root?: unknown } | undefined)?.root;
   const journal = config.journal !== undefined && config.journal !== '' ? String(config.journal) : String(root ?? '') + 'feed-agent.q';
   if (ca !== '' && !/\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
+  const http = config.http === undefined || config.http === '' ? 'keep-alive' : String(config.http);
+  if (http !== 'keep-alive' && http !== 'classic') problems.push('http: expected keep-alive or classic, got "' + http + '"');
   const settings: Settings = {
     url,
     publicKey,
@@ -81,6 +88,7 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     statusEvery: count('statusEvery', 0),
     ca,
     journal,
+    http: http as Settings['http'],
   };
   return problems.length > 0 ? { problems } : { settings };
 }

@@ -6,7 +6,7 @@
 // - with `body: true` the body is asked for fragment by fragment (message 0) with the socket's room, and
 //   nothing adds a Content-Length: the adapter must;
 // - a refused connection throws "write failed" from the first write (lin's socket) or ends in message
-//   -2 (lwip's), as `refusal` says; a status line of fewer than three parts throws "unexpected status
+//   -2 (lwip's), as `refusal` says; so does the write of the last fragment with `failLastWrite`; a status line of fewer than three parts throws "unexpected status
 //   format"; an answer shorter than its Content-Length ends in message -2;
 // - `response: ArrayBuffer` gives the whole body at message 5; every message after `close()` is dropped.
 import type { RequestClass, RequestOptions, SdkRequest } from '../../../platforms/moddable/sdk';
@@ -30,6 +30,8 @@ export interface RequestStandInOptions {
   refusal?: 'throw' | 'error';
   /** Each request's bytes as they were written, for the test to look at. */
   written?: string[];
+  /** The write of the last fragment throws "write failed", as lin's socket does: the socket took none of it. */
+  failLastWrite?: boolean;
   /**
    * The connection is lost once the whole body was written, before the socket reports room again (on
    * lwip that waits for the peer's ACK): the service may have it all.
@@ -87,8 +89,11 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
         const fragment = this.callback(REQUEST_FRAGMENT, value);
         if (fragment !== undefined) {
           // A string is written as its UTF-8 bytes, as the SDK's socket does; the adapter sends only ASCII ones.
-          this.body += typeof fragment === 'string' ? latin1(utf8Bytes(fragment)) : latin1(fragment as ArrayBuffer);
-          const whole = this.body.length >= this.contentLength();
+          const bytes = typeof fragment === 'string' ? latin1(utf8Bytes(fragment)) : latin1(fragment as ArrayBuffer);
+          const whole = this.body.length + bytes.length >= this.contentLength();
+          // http.js writes the fragment inside this callback: the throw reaches the adapter's wrapper.
+          if (whole && options.failLastWrite) throw new Error('write failed');
+          this.body += bytes;
           // The next write is possible once this one went: another writable event, unless the line dies.
           void Promise.resolve().then(() => this.socket.callback(whole && options.lostAfterBody ? ERROR : WRITABLE, room));
           return;

@@ -1,0 +1,124 @@
+// The socket the ECMA-419 HTTP client (httpclient.js) talks through, made of the SDK's classic `Socket`
+// or `SecureSocket`. Why not the ECMA-419 TCP and TLS sockets: `embedded:io/socket/tcp/tls`
+// (examples/io/tcp/tlssocket) imports "ssl/session" as session_419.js, and SecureSocket, which the classic
+// host needs, imports the same name as session_original.js; one app can map a name to one file only. Over
+// SecureSocket both hosts share one TLS stack in flash, and the classic socket resolves names itself.
+//
+// It follows the ECMA-419 socket protocol as httpclient.js uses it: onWritable(room) once connected and
+// whenever room comes back, onReadable(count) for bytes to read, onError() once when the connection
+// fails or closes; read() one byte in "number" format, read(count) bytes in "buffer" format; write(data)
+// answers the room left. And it tells its `link` two things the client keeps to itself: every byte the
+// socket took (so that a request counts as written only once its last byte was taken), and why the
+// connection ended. Every callback into the client is guarded: a throw that escaped into the classic
+// socket's native callback would abort the app (fxAbort); here it ends the connection instead.
+import { errorText } from '../../src/core/errors';
+import type { ClassicSocket, ClassicSocketClass } from './sdk';
+import { SOCKET_CONNECTED, SOCKET_READABLE, SOCKET_WRITABLE } from './sdk';
+
+/** The side of the keep-alive host that hears what the socket saw. */
+export interface StreamLink {
+  /** The socket took `bytes` more of the request. */
+  taken(bytes: number): void;
+  /** Why the connection is ending; the client's onError follows. */
+  ended(reason: string): void;
+}
+
+/** What httpclient.js passes to `new socket.io(...)`: our `socket` dictionary, spread, and its own. */
+export interface ClassicStreamOptions {
+  Socket: ClassicSocketClass;
+  secure?: Record<string, unknown>;
+  link: StreamLink;
+  host: string;
+  port: number;
+  onReadable(count: number): void;
+  onWritable(count: number): void;
+  onError(): void;
+}
+
+export class ClassicStream {
+  #socket: ClassicSocket | null;
+  #options: ClassicStreamOptions;
+  #number = false;
+  #readable = 0;
+  #ended = false;
+
+  constructor(options: ClassicStreamOptions) {
+    this.#options = options;
+    const socket = new options.Socket({ host: options.host, port: options.port, secure: options.secure });
+    socket.callback = (message, value) => this.#event(message, value ?? 0);
+    this.#socket = socket;
+  }
+
+  get format(): 'number' | 'buffer' {
+    return this.#number ? 'number' : 'buffer';
+  }
+
+  set format(format: 'number' | 'buffer') {
+    this.#number = format === 'number';
+  }
+
+  read(count?: number): number | ArrayBuffer {
+    const socket = this.#socket as ClassicSocket;
+    if (this.#number) {
+      this.#readable--;
+      return socket.read(Number);
+    }
+    this.#readable -= count as number;
+    return socket.read(ArrayBuffer, count as number);
+  }
+
+  /** Answers the room left, or 0 when the socket took nothing: the connection then ends. */
+  write(data: ArrayBuffer | Uint8Array): number {
+    const socket = this.#socket;
+    if (socket === null || this.#ended) return 0;
+    try {
+      socket.write(data);
+    } catch (e) {
+      // Reported after this call: the client is in the middle of its own bookkeeping.
+      void Promise.resolve(errorText(e)).then((reason) => this.#end(reason));
+      return 0;
+    }
+    this.#options.link.taken(data.byteLength);
+    return socket.write();
+  }
+
+  close(): void {
+    const socket = this.#socket;
+    this.#socket = null;
+    this.#ended = true;
+    try {
+      socket?.close();
+    } catch {
+      // SecureSocket closes itself after it reported an error; a second close has nothing to release.
+    }
+  }
+
+  #event(message: number, value: number): void {
+    if (this.#ended) return;
+    const options = this.#options;
+    try {
+      if (message === SOCKET_CONNECTED) options.onWritable((this.#socket as ClassicSocket).write());
+      else if (message === SOCKET_WRITABLE) options.onWritable(value);
+      else if (message === SOCKET_READABLE) {
+        this.#readable = value;
+        options.onReadable(value);
+        // The classic socket drops what its callback left unread; httpclient.js reads a whole answer at once.
+        if (this.#readable > 0 && !this.#ended) this.#end(this.#readable + ' bytes arrived that no request was reading');
+      } else this.#end(message === -1 ? 'connection closed by the server' : 'connection failed or closed');
+    } catch (e) {
+      this.#end(errorText(e));
+    }
+  }
+
+  #end(reason: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#options.link.ended(reason);
+    try {
+      this.#options.onError();
+    } catch {
+      // Nothing may escape into the socket's native callback; the client has told its requests already.
+    }
+    this.close();
+  }
+}

@@ -1,0 +1,52 @@
+// What the exchanges of both HTTP hosts (http.ts, keep-alive.ts) share: an exchange settles exactly once,
+// into an Ending, whatever comes first (the answer, a failure, its timer); the timer is cleared on every
+// path, and the host's own state is released before the caller hears of it. Callbacks that arrive later
+// find it settled.
+import type { HttpResult } from '../../src/core/host';
+import type { TimerModule } from './sdk';
+
+/** An exchange's end: an HttpResult, or an answer whose body is still bytes (decoded in a job of its own). */
+export type Ending = HttpResult | { kind: 'answer'; status: number; retryAfter: string | null; bytes: ArrayBuffer };
+
+/** The HttpResult of an Ending, its body decoded natively. */
+export function resultOf(decode: (bytes: ArrayBuffer) => string): (ending: Ending) => HttpResult {
+  return (ending) => (ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: decode(ending.bytes) } : ending);
+}
+
+export abstract class Exchange {
+  private timer: unknown = null;
+  protected settled = false;
+  /** The answer's status, once its status line came. */
+  protected status = 0;
+
+  constructor(
+    private readonly timers: TimerModule,
+    private readonly resolve: (ending: Ending) => void,
+  ) {}
+
+  /** Whether the service may have acted on the request: the socket took all of it, or an answer began. */
+  protected abstract get reached(): boolean;
+
+  /** Lets go of what the exchange holds, as it settles with `ending`. */
+  protected abstract release(ending: Ending): void;
+
+  /** Fails the exchange as a timeout after `ms`. */
+  protected arm(ms: number): void {
+    this.timer = this.timers.set(() => {
+      this.timer = null;
+      this.finish({ kind: 'timeout', maybeDelivered: this.reached });
+    }, ms);
+  }
+
+  protected fail(message: string, maybeDelivered: boolean): void {
+    this.finish({ kind: 'network', message, maybeDelivered });
+  }
+
+  protected finish(ending: Ending): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer !== null) this.timers.clear(this.timer);
+    this.release(ending);
+    this.resolve(ending);
+  }
+}

@@ -1,0 +1,277 @@
+// Host['request'] over the SDK's ECMA-419 HTTP client (`embedded:network/http/client`,
+// examples/io/tcp/httpclient/httpclient.js): one connection, kept open, carries every request in turn
+// (batches, read-backs, command polls, keep-alive reads), so a device pays a TCP and TLS handshake per
+// connection rather than per request. When the server closes it, or a request fails or times out, the
+// connection is dropped and the next request opens a new one. It never rejects.
+//
+// - The client runs over classic-stream.ts, the SDK's classic Socket or SecureSocket (that file says why),
+//   which tells this host every byte the socket took. A request counts as written (maybeDelivered when
+//   no answer comes) once the socket took its last byte, or once an answer began: a connect that fails
+//   took nothing; a POST written on a kept-open connection that the server had just closed took all of
+//   it, and the service may have it.
+// - httpclient.js has no timeout: a Timer fails the exchange and closes the connection, since its answer
+//   could still arrive on it.
+// - httpclient.js never looks at `Connection: close`: such an answer drops the connection here, or the
+//   next request would be written to a socket the server is closing.
+// - The log gets one line for each connection that carried answers and ended, with why (the server closed
+//   it, a request failed on it, no answer in time): what happened, once, not for every request.
+// - Each exchange starts from a promise job and its answer is decoded in another (http.ts says why).
+// - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`); the answer is read
+//   into one buffer of its Content-Length, held once, and decoded natively.
+import type { Host, HttpRequest, LogLevel } from '../../src/core/host';
+import { errorText } from '../../src/core/errors';
+import { ClassicStream } from './classic-stream';
+import type { StreamLink } from './classic-stream';
+import { Exchange, resultOf } from './exchange';
+import type { Ending } from './exchange';
+import type { ClientRequest, HttpClient, Sdk } from './sdk';
+import type { HttpOptions } from './http';
+import { NO_TLS, targetOf, tlsDictionary } from './target';
+import type { Target } from './target';
+
+type KeepAliveSdk = Pick<Sdk, 'HTTPClient' | 'Socket' | 'SecureSocket' | 'Timer' | 'decode' | 'encode'>;
+
+/** The answer's headers the exchange reads (httpclient.js keeps only these). */
+const HEADERS_KEPT = Object.freeze(['content-length', 'retry-after', 'connection']);
+
+/**
+ * The classic socket resolves the host's name itself: httpclient.js's resolver step hands the name on.
+ * (The SDK's UDP resolver would add a DNS client beside the one the classic socket already uses.)
+ */
+class NameAsAddress {
+  resolve(options: { host: string; onResolved(host: string, address: string): void }): void {
+    options.onResolved(options.host, options.host);
+  }
+}
+
+export function createKeepAliveHttp(sdk: KeepAliveSdk, options: HttpOptions = {}, log?: (level: LogLevel, message: string) => void): Host['request'] {
+  const link = new Link(sdk, tlsDictionary(options.secure), log);
+  const toResult = resultOf(sdk.decode);
+  // The core sends one request at a time (src/core/lane.ts); a second one would wait for the first here.
+  let last: Promise<unknown> = Promise.resolve();
+  return (req) => {
+    const result = last.then(() => new Promise<Ending>((resolve) => new LinkExchange(sdk, link, req, resolve).start())).then(toResult);
+    last = result;
+    return result;
+  };
+}
+
+/** The one connection: its client while it is open, the exchange it carries, why it ended. */
+class Link implements StreamLink {
+  private client: HttpClient | null = null;
+  /** `host:port` and the scheme of the open client. */
+  private origin = '';
+  /** Counts clients: a client's late onError must not end its successor. */
+  private generation = 0;
+  /** Connections opened so far, and the answers the open one carried. */
+  private opened = 0;
+  private carried = 0;
+  /** Why the last connection ended, as the socket saw it. */
+  reason: string | null = null;
+  current: LinkExchange | null = null;
+
+  constructor(
+    private readonly sdk: KeepAliveSdk,
+    private readonly tls: Record<string, unknown>,
+    private readonly log?: (level: LogLevel, message: string) => void,
+  ) {}
+
+  taken(bytes: number): void {
+    this.current?.took(bytes);
+  }
+
+  ended(reason: string): void {
+    this.reason = reason;
+  }
+
+  /** Whether a request to `target` goes on the connection that is open. */
+  isOpenTo(target: Target): boolean {
+    return this.client !== null && this.origin === originOf(target);
+  }
+
+  /** The client for `target`: the open one, or a new one (the old one closed); null when it failed at once. */
+  clientFor(target: Target): HttpClient | null {
+    if (this.isOpenTo(target)) return this.client;
+    this.drop(null);
+    const generation = ++this.generation;
+    this.reason = null;
+    this.opened++;
+    this.carried = 0;
+    const { sdk } = this;
+    const client = new sdk.HTTPClient({
+      host: target.host,
+      port: target.port,
+      onError: (e) => this.lost(generation, e),
+      dns: { io: NameAsAddress },
+      socket: { io: ClassicStream, Socket: target.secure ? sdk.SecureSocket : sdk.Socket, secure: target.secure ? this.tls : undefined, link: this },
+    });
+    // httpclient.js reports a socket that could not be made from inside its constructor.
+    if (generation !== this.generation) return null;
+    this.client = client;
+    this.origin = originOf(target);
+    return client;
+  }
+
+  /** An answer came whole on the open connection. */
+  answered(): void {
+    this.carried++;
+  }
+
+  /** Closes the open connection, if any, and says `why` it ended: the next request opens a new one. */
+  drop(why: string | null): void {
+    const client = this.client;
+    if (client === null) return;
+    this.client = null;
+    this.generation++;
+    client.close();
+    if (why !== null) this.report(why);
+  }
+
+  /** The client of `generation` failed or was closed by the server while idle; it closed itself. */
+  private lost(generation: number, e: unknown): void {
+    if (generation !== this.generation) return;
+    this.generation++;
+    this.client = null;
+    if (e !== undefined && this.reason === null) this.reason = errorText(e);
+    this.report(this.reason ?? 'closed');
+  }
+
+  /** One line per connection that worked and ended, not per request: a failed connect is the core's to report. */
+  private report(why: string): void {
+    if (this.carried === 0) return;
+    this.log?.('info', 'link: connection ' + this.opened + ' to ' + this.origin + ' ended after ' + this.carried + ' answer' + (this.carried === 1 ? '' : 's') + ' (' + why + '); the next request opens a new one');
+  }
+}
+
+function originOf(target: Target): string {
+  return (target.secure ? 'https://' : 'http://') + target.host + ':' + target.port;
+}
+
+/** One request on the link, from its options to its result; every reference is dropped once it settled. */
+class LinkExchange extends Exchange {
+  private request: ClientRequest | null = null;
+  private body: ArrayBuffer | null = null;
+  private sent = 0;
+  /** Bytes of the whole request as httpclient.js writes it, and how many of them the socket took. */
+  private size = 0;
+  private taken = 0;
+  private retryAfter: string | null = null;
+  private closing = false;
+  /** The answer's body as it arrives (sized by its Content-Length), and how much of it came. */
+  private answer: Uint8Array | null = null;
+  private received = 0;
+  private fresh = true;
+  private secure = false;
+
+  constructor(
+    private readonly sdk: KeepAliveSdk,
+    private readonly link: Link,
+    private readonly req: HttpRequest,
+    resolve: (ending: Ending) => void,
+  ) {
+    super(sdk.Timer, resolve);
+  }
+
+  protected get reached(): boolean {
+    return this.taken >= this.size || this.status > 0;
+  }
+
+  took(bytes: number): void {
+    this.taken += bytes;
+  }
+
+  start(): void {
+    const { sdk, req, link } = this;
+    const target = targetOf(req.url);
+    if (target === null) return this.fail('not an http or https URL', false);
+    if (target.secure && sdk.SecureSocket === undefined) return this.fail(NO_TLS, false);
+    this.secure = target.secure;
+    const headers = new Map<string, string>();
+    // httpclient.js writes `METHOD path HTTP/1.1`, its own host line, each header, a blank line. Header
+    // text is ASCII here; a non-ASCII value would make the request count as written a little early.
+    let size = req.method.length + target.path.length + 12 + target.host.length + 8;
+    for (const name in req.headers) {
+      headers.set(name, req.headers[name]);
+      size += name.length + req.headers[name].length + 4;
+    }
+    if (req.body !== undefined) {
+      const body = sdk.encode(req.body);
+      this.body = body;
+      headers.set('Content-Length', String(body.byteLength));
+      size += 18 + String(body.byteLength).length + body.byteLength;
+    }
+    this.size = size + 2;
+    this.fresh = !link.isOpenTo(target);
+    link.current = this;
+    const client = link.clientFor(target);
+    if (client === null) return this.fail(this.failure('cannot connect to ' + target.host + ':' + target.port), false);
+    this.arm(req.timeoutMs);
+    this.request = client.request({
+      method: req.method,
+      path: target.path,
+      headers,
+      headersMask: HEADERS_KEPT as string[],
+      onHeaders: (status, kept) => this.headers(status, kept),
+      onReadable: (count) => this.readable(count),
+      onWritable: (count) => this.writable(count),
+      onDone: (error) => (error === null ? this.done() : this.fail(this.failure(this.status > 0 ? 'connection closed before the answer was complete' : 'connection failed or closed'), this.reached)),
+    });
+  }
+
+  private headers(status: number, kept: Map<string, string>): void {
+    this.status = status;
+    this.retryAfter = kept.get('retry-after') ?? null;
+    this.closing = kept.get('connection')?.toLowerCase() === 'close';
+    this.answer = new Uint8Array(Number(kept.get('content-length')) || 0);
+  }
+
+  private readable(count: number): void {
+    const piece = this.request?.read(count);
+    let answer = this.answer;
+    if (piece === undefined || answer === null) return;
+    // Without a Content-Length the answer grows as it comes.
+    if (this.received + piece.byteLength > answer.length) {
+      const grown = new Uint8Array(Math.max(answer.length * 2, this.received + piece.byteLength));
+      grown.set(answer.subarray(0, this.received));
+      answer = this.answer = grown;
+    }
+    answer.set(new Uint8Array(piece), this.received);
+    this.received += piece.byteLength;
+  }
+
+  /** Room for `room` more bytes of the body: the next slice of it. */
+  private writable(room: number): void {
+    const body = this.body;
+    if (body === null || this.request === null) return;
+    const count = Math.min(room, body.byteLength - this.sent);
+    const from = this.sent;
+    this.sent += count;
+    this.request.write(new Uint8Array(body, from, count));
+  }
+
+  private done(): void {
+    const answer = (this.answer as Uint8Array).buffer as ArrayBuffer;
+    const bytes = this.received === answer.byteLength ? answer : answer.slice(0, this.received);
+    this.link.answered();
+    if (this.closing) this.link.drop('the server asked to close it');
+    this.finish({ kind: 'answer', status: this.status, retryAfter: this.retryAfter, bytes });
+  }
+
+  /** `what` with the socket's reason; a new https connection that failed before a byte went may lack its CA. */
+  private failure(what: string): string {
+    const reason = this.link.reason;
+    const hint = this.secure && this.fresh && this.taken === 0 ? ' (https: is the CA of the server among the app\'s resources?)' : '';
+    return what + (reason === null ? '' : ': ' + reason) + hint;
+  }
+
+  /** Drops the connection when the request went on it and no answer came whole; drops every reference. */
+  protected release(ending: Ending): void {
+    if (this.link.current === this) this.link.current = null;
+    if (ending.kind !== 'answer' && ending.kind !== 'response' && this.request !== null) {
+      this.link.drop(ending.kind === 'network' ? this.link.reason ?? ending.message : 'no answer in time');
+    }
+    this.request = null;
+    this.body = null;
+    this.answer = null;
+  }
+}
