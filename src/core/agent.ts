@@ -384,7 +384,8 @@ class FeedAgent implements Agent {
     }
     const missing = failure instanceof MissingResourceError;
     this.log(missing ? 'error' : 'warn', 'resource lookup: ' + errorText(failure));
-    if (!missing) this.armLookup();
+    // stop() may have come while the lookup was out: it cleared the timer, so nothing may arm it again.
+    if (!missing && this.state === 'running') this.armLookup();
   }
 
   /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */
