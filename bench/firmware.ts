@@ -18,7 +18,7 @@ const APP = resolve('bench/firmware');
 const LIN_SLOT_BYTES = 32;
 const MEASURE_AFTER_MS = 15_000;
 /** The typed arrays of bench/firmware's queue: 1,024 samples, the default string pool, no storage. */
-const QUEUE_BYTES = new SampleQueue({ capacity: 1024, overflow: 'drop-oldest', stringBytes: UPLINK_DEFAULTS.stringBytes, withSeq: false }).bytes;
+const QUEUE_BYTES = new SampleQueue({ capacity: 1024, overflow: 'drop-oldest', stringBytes: UPLINK_DEFAULTS.stringBytes, withSeq: false, clock: { now: () => 0 } }).bytes;
 
 export async function benchFirmware(): Promise<BenchSection> {
   const title = 'Firmware on a real Moddable build (lin simulator, the ESP32 budget of manifest.json)';

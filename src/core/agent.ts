@@ -119,7 +119,7 @@ class FeedAgent implements Agent {
     this.spillEvery = host.storage?.spillEvery ?? 0;
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
-    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined });
+    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host });
     // Every request of every part passes here: the one place that counts them.
     this.client = new FeedClient((req) => (this.counters.requests++, host.request(req)), {
       baseUrl: config.url,
@@ -213,7 +213,7 @@ class FeedAgent implements Agent {
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake`.
-    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) if (this.queue.pushNumber(known.tag, value, this.host.now())) return true;
+    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) return this.queue.pushNumber(known.tag, value) || this.intake(resource, value);
     return this.intake(resource, value);
   }
 
