@@ -51,7 +51,8 @@ export interface Agent {
    * Reads the resources (operation 2) to learn their restrictions and check they exist, then starts
    * sampling, flushing and polling. Rejects with a ConfigError naming unknown ids, or with the FeedError
    * of an answer not worth retrying (a refused token, another 4xx). If the service cannot be reached, it
-   * starts anyway and retries the lookup.
+   * starts anyway and retries the lookup. A stop() while the lookup is out wins: start() then resolves
+   * without starting anything.
    */
   start(): Promise<void>;
   stop(options?: StopOptions): Promise<AgentStats>;
@@ -165,6 +166,8 @@ class FeedAgent implements Agent {
     if (this.state !== 'new') throw new Error('the agent was started already');
     this.restore();
     const failure = await this.lookupOnce();
+    // stop() came while the lookup was out, and has closed what start() opened.
+    if (this.state !== 'new') return;
     if (failure instanceof MissingResourceError || (failure instanceof FeedError && !failure.retryable)) {
       this.state = 'stopped';
       this.host.storage?.close?.();

@@ -61,4 +61,17 @@ export const lifecycleScenarios: Scenario[] = [
       equal(ctx.clock.pending, 0, 'timers armed after stop() and the end of the lookup in flight');
     },
   },
+  {
+    name: 'stop: during start, while its lookup is out, the agent does not start afterwards',
+    async run(ctx) {
+      const a = counter(R.counterA, 1_000);
+      await ctx.faults({ op: 'read', times: 1, action: { do: 'hold', after: false } });
+      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor], uplink: { timeoutMs: 3_000 } }));
+      const started = agent.start();
+      const stopped = agent.stop({ flush: false });
+      await settle(ctx, Promise.all([started, stopped]));
+      await ctx.clock.advance(5_000);
+      equal([a.readings.length, agent.stats().queued, ctx.clock.pending], [0, 0, 0], '[readings, queued, timers] after stop() during start()');
+    },
+  },
 ];
