@@ -29,7 +29,7 @@ const LIN_SLOT_BYTES = 32;
 const MEASURE_EVERY_MS = 20_000;
 const MEASURES = 4;
 /** The typed arrays of bench/firmware's queue: 1,024 samples, the default string pool, no storage. */
-const QUEUE_BYTES = new SampleQueue({ capacity: 1024, overflow: 'drop-oldest', stringBytes: UPLINK_DEFAULTS.stringBytes, withSeq: false }).bytes;
+const QUEUE_BYTES = new SampleQueue({ capacity: 1024, overflow: 'drop-oldest', stringBytes: UPLINK_DEFAULTS.stringBytes, withSeq: false, clock: { now: () => 0 } }).bytes;
 const HOSTS = ['keep-alive', 'classic'] as const;
 
 /** bench/firmware's line: the XS heaps in use after a garbage collection (bytes), and the agent's counts. */

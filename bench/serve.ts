@@ -1,14 +1,18 @@
 // `feed-agent serve` in a child process, as users run it: the benchmarks that need the local service
 // start it here, so it has a core of its own and its CPU is not counted as the client's.
-import { join } from 'node:path';
-import { buildInto, ROOT } from '../test/support/build';
+import { buildInto, workDir } from '../test/support/build';
 import { Served } from '../test/support/serve';
 
 let built: string | null = null;
 
-/** Builds the CLI as `npm run build` does, into the bench cache (so it is never stale), once per run. */
+/** Builds the CLI as `npm run build` does, into a directory of this run (so it is never stale), once per run. */
 function cli(): string {
-  return (built ??= buildInto(join(ROOT, 'node_modules', '.cache', 'feed-agent-bench', 'service')));
+  if (built === null) {
+    const work = workDir('bench-service-');
+    process.once('exit', work.remove);
+    built = buildInto(work.dir);
+  }
+  return built;
 }
 
 /** Runs `feed-agent serve --port 0 ARGS`; resolves once it listens (its `url`); `stop()` ends it. */

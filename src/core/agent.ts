@@ -51,7 +51,8 @@ export interface Agent {
    * Reads the resources (operation 2) to learn their restrictions and check they exist, then starts
    * sampling, flushing and polling. Rejects with a ConfigError naming unknown ids, or with the FeedError
    * of an answer not worth retrying (a refused token, another 4xx). If the service cannot be reached, it
-   * starts anyway and retries the lookup.
+   * starts anyway and retries the lookup. A stop() while the lookup is out wins: start() then resolves
+   * without starting anything.
    */
   start(): Promise<void>;
   stop(options?: StopOptions): Promise<AgentStats>;
@@ -119,7 +120,7 @@ class FeedAgent implements Agent {
     this.spillEvery = host.storage?.spillEvery ?? 0;
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
-    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined });
+    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host });
     // Every request of every part passes here: the one place that counts them.
     this.client = new FeedClient((req) => (this.counters.requests++, host.request(req)), {
       baseUrl: config.url,
@@ -165,6 +166,8 @@ class FeedAgent implements Agent {
     if (this.state !== 'new') throw new Error('the agent was started already');
     this.restore();
     const failure = await this.lookupOnce();
+    // stop() came while the lookup was out, and has closed what start() opened.
+    if (this.state !== 'new') return;
     if (failure instanceof MissingResourceError || (failure instanceof FeedError && !failure.retryable)) {
       this.state = 'stopped';
       this.host.storage?.close?.();
@@ -213,7 +216,7 @@ class FeedAgent implements Agent {
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake`.
-    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) if (this.queue.pushNumber(known.tag, value, this.host.now())) return true;
+    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) return this.queue.pushNumber(known.tag, value) || this.intake(resource, value);
     return this.intake(resource, value);
   }
 
@@ -384,7 +387,8 @@ class FeedAgent implements Agent {
     }
     const missing = failure instanceof MissingResourceError;
     this.log(missing ? 'error' : 'warn', 'resource lookup: ' + errorText(failure));
-    if (!missing) this.armLookup();
+    // stop() may have come while the lookup was out: it cleared the timer, so nothing may arm it again.
+    if (!missing && this.state === 'running') this.armLookup();
   }
 
   /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */

@@ -212,6 +212,8 @@ describe('a resource that disappears', () => {
     // 20 s of flushes every second; the first sample of the vanished resource costs at most two more.
     expect(posts(service).length).toBeLessThanOrEqual(24);
     await agent.stop();
+    // Its next lookup was armed: stop() clears that timer with the others.
+    expect(clock.pending).toBe(0);
   });
 
   it('is looked up again with backoff and comes back when the platform restores it', async () => {

@@ -12,8 +12,11 @@ import { createRandom } from '../../src/core/random';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
 import type { SampleValue } from '../../src/core/host';
 
+/** The time of the fast lane's samples; `push` takes its own. */
+const clock = { now: (): number => 0 };
+
 const make = (o: Partial<QueueOptions> = {}): SampleQueue =>
-  new SampleQueue({ capacity: 4, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, ...o });
+  new SampleQueue({ capacity: 4, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock, ...o });
 
 const values = (q: SampleQueue): SampleValue[] => Array.from({ length: q.length }, (_, i) => q.valueAt(i));
 const resources = (q: SampleQueue): number[] => Array.from({ length: q.length }, (_, i) => q.resourceAt(i));
@@ -60,6 +63,16 @@ describe('SampleQueue basics', () => {
     expect(q.length).toBe(0);
     expect(q.oldestAt()).toBe(-1);
     expect(q.highWater).toBe(6);
+  });
+
+  it('the fast lane stamps its samples with the clock, and stays shut short of the length wake asks for', () => {
+    const q = make({ capacity: 8, clock: { now: () => 42 } });
+    const tag = q.numberTag(7);
+    expect(q.pushNumber(tag, 1)).toBe(false);
+    q.wake(3);
+    expect([q.pushNumber(tag, 1.5), q.pushNumber(tag, 2), q.pushNumber(tag, 3)]).toEqual([true, true, false]);
+    expect(Array.from({ length: q.length }, (_, i) => [q.resourceAt(i), q.valueAt(i), q.atAt(i)])).toEqual([[7, 1.5, 42], [7, 2, 42]]);
+    expect(q.encode(0, 2)).toBe('[{"id_resource":7,"input":1.5},{"id_resource":7,"input":2}]');
   });
 
   it('stores booleans, -0 and extreme numbers exactly', () => {
@@ -386,7 +399,7 @@ describe('model check', () => {
         const random = createRandom(seed);
         const capacity = 1 + Math.floor(random() * 12);
         const stringBytes = Math.floor(random() * 40);
-        const q = new SampleQueue({ capacity, overflow, stringBytes, withSeq: true });
+        const q = new SampleQueue({ capacity, overflow, stringBytes, withSeq: true, clock });
         let model: Entry[] = [];
         let locked = 0;
         let dropped = 0;

@@ -1,5 +1,5 @@
 // Start-up: a resource the device does not own is named at once; an unreachable service does not keep
-// the agent from sampling, and the lookup is tried again until it succeeds.
+// the agent from sampling, and the lookup is tried again until it succeeds, but not after stop().
 import { createAgent } from '../../src/core';
 import { atLeast, equal, ok, rejects } from './assert';
 import { agentConfig, counter, drained, holdsInOrder, settle, startAgent } from './helpers';
@@ -34,6 +34,44 @@ export const lifecycleScenarios: Scenario[] = [
       const stats = await settle(ctx, agent.stop());
       await holdsInOrder(ctx, R.counterA, a.readings, stats.ambiguous);
       equal(stats.ambiguous, 0, 'ambiguous');
+    },
+  },
+  {
+    name: 'stop: no timer stays armed, even for a lookup retry in flight that fails after it',
+    async run(ctx) {
+      await ctx.down(true);
+      const a = counter(R.counterA, 1_000);
+      const commands: number[] = [];
+      // A handler that never settles: its time limit is a timer of its own.
+      const relay = { resource: R.relay, every: 1_000, handle: () => new Promise<void>(() => void commands.push(ctx.clock.now())) };
+      const agent = await startAgent(ctx, { sensors: [a.sensor], actuators: [relay], lookupRetryMs: 20_000, uplink: { timeoutMs: 3_000 } });
+      await ctx.down(false);
+      await ctx.clock.advance(2_000);
+      await ctx.service.create(R.relay, 1);
+      // The retry's request is held until it times out, after stop() came.
+      await ctx.faults({ op: 'read', times: 1, action: { do: 'hold', after: false } });
+      await ctx.clock.advance(18_000);
+      equal(commands.length, 1, 'commands handed to the handler that never settles');
+      await settle(ctx, agent.stop({ flush: false }));
+      // Past the retry's timeout, well short of another lookupRetryMs.
+      await ctx.clock.advance(4_000);
+      equal(ctx.requests.filter((r) => r.op === 'read').map((r) => r.outcome).slice(-1), ['timeout'], 'the lookup retry in flight at stop()');
+      // Sampler, uplink, command polls and handler limits, keep-alive, vanished lookups, lookup retry: a
+      // timer left armed would keep a Node process up after stop().
+      equal(ctx.clock.pending, 0, 'timers armed after stop() and the end of the lookup in flight');
+    },
+  },
+  {
+    name: 'stop: during start, while its lookup is out, the agent does not start afterwards',
+    async run(ctx) {
+      const a = counter(R.counterA, 1_000);
+      await ctx.faults({ op: 'read', times: 1, action: { do: 'hold', after: false } });
+      const agent = createAgent(ctx.host, agentConfig(ctx, { sensors: [a.sensor], uplink: { timeoutMs: 3_000 } }));
+      const started = agent.start();
+      const stopped = agent.stop({ flush: false });
+      await settle(ctx, Promise.all([started, stopped]));
+      await ctx.clock.advance(5_000);
+      equal([a.readings.length, agent.stats().queued, ctx.clock.pending], [0, 0, 0], '[readings, queued, timers] after stop() during start()');
     },
   },
 ];

@@ -1,6 +1,6 @@
 // The project's CLI and library built for a test, the soak or a benchmark: the same bundles as `npm run
 // build`, into a directory of their own so they are never stale. No vitest here: the benchmarks import it
-// too, bundled into node_modules/.cache, which is why the root is looked for rather than fixed.
+// too, bundled into a directory under tmp/, which is why the root is looked for rather than fixed.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
