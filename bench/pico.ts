@@ -13,7 +13,7 @@ import { MEASURE_LINE, readMeasure } from './firmware';
 import type { BenchRow, BenchSection } from './section';
 
 const OUT = resolve('node_modules/.cache/feed-agent-pico');
-const MEASURE_AFTER_MS = 15_000;
+const MEASURE_EVERY_MS = 15_000;
 
 /** bench/firmware on the emulated chip, or why it did not run. */
 async function onTheChip(sdk: PicoSdk, root: string): Promise<{ rows: BenchRow[]; figures: Record<string, number> } | string> {
@@ -26,7 +26,7 @@ async function onTheChip(sdk: PicoSdk, root: string): Promise<{ rows: BenchRow[]
     publicKey: 'B3AC4F1E0D2C5A6B7E8F9012',
     token: 'bench-firmware-token-0001',
     resources: '401,402,403,404,405,406,407,408',
-    measureEvery: MEASURE_AFTER_MS,
+    measureEvery: MEASURE_EVERY_MS,
   });
   const run = new Rp2040Run(bootrom, image.uf2);
   try {
@@ -35,7 +35,7 @@ async function onTheChip(sdk: PicoSdk, root: string): Promise<{ rows: BenchRow[]
       rows: [
         { label: 'on the emulated chip, 8 sensors, queue 1,024: XS slot heap after gc', value: slot, unit: 'B = ' + slot / 16 + ' slots' },
         { label: 'the same: XS chunk heap after gc', value: chunk, unit: 'B' },
-        { label: 'samples queued in ' + MEASURE_AFTER_MS / 1000 + ' s of chip time, every exchange failing', value: queued, unit: '' },
+        { label: 'samples queued in ' + MEASURE_EVERY_MS / 1000 + ' s of chip time, every exchange failing', value: queued, unit: '' },
       ],
       figures: { 'firmware.pico.slotHeapUsed': slot, 'firmware.pico.chunkHeapUsed': chunk },
     };

@@ -87,7 +87,11 @@ export interface RunningService {
 
 /** Loopback only, unless told otherwise: the dashboard's password rule depends on it too. */
 const DEFAULT_HOST = '127.0.0.1';
-const DEFAULT_TIMEOUTS: ServiceTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, idleMs: 60_000 };
+// An idle connection is kept 65 s (as cloud load balancers keep 60 s), longer than an agent's command poll
+// and flush periods: with Node's 5 s a device polling every 5 s raced the close and reconnected (a TLS
+// handshake) almost every request. Node times headers from a request's first byte, not from the idle
+// connection's last request, so headersMs can stay short.
+const DEFAULT_TIMEOUTS: ServiceTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000, idleMs: 60_000 };
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_HEADERS = 100;
 const MAX_CONNECTIONS = 1000;
