@@ -6,11 +6,11 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRandom } from '../src/core/random';
-import { startService } from '../src/service';
-import { COUNTERS, counterConfig, deviceEnv, SEED, Sim, summaryOf } from '../test/e2e/support';
-import { actionName, FaultProxy } from '../test/support/fault-proxy';
+import { COUNTERS, counterConfig, summaryOf } from '../test/e2e/support';
+import { actionName } from '../test/support/fault-proxy';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';
-import { deliveryProblems, tally } from './tally';
+import { onRig } from './rig';
+import { deliveryProblems } from './tally';
 import type { Tally } from './tally';
 
 /** Each counter reads every 40 ms, as in the report that opened issue 9. */
@@ -99,18 +99,12 @@ export interface FaultSoakReport {
 
 export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoakReport> {
   const o = { ...TIMING, ...options };
-  const dbFile = join(o.dir, 'soak.db');
   const durable = join(o.dir, 'durable');
-  const service = await startService({ seed: SEED, dbFile });
-  let proxy: FaultProxy | null = null;
-  let sim: Sim | null = null;
-  let report: Omit<FaultSoakReport, 'tallies'>;
-  try {
-    proxy = await FaultProxy.start(service.url);
+  return onRig(join(o.dir, 'soak.db'), durable, async ({ proxy, simulate }) => {
     proxy.faults(schedule(o));
     const config = counterConfig(o.dir, 'soak.json', EVERY_MS, { uplink: { ...UPLINK, reconcileAfterMs: o.reconcileAfterMs } });
     const seconds = String(o.durationMs / 1000);
-    sim = new Sim(o.cli, ['--config', config, '--durable', durable, '--json', '--duration', seconds, '--drain-timeout', '120'], deviceEnv(proxy.url));
+    const sim = simulate(o.cli, ['--config', config, '--durable', durable, '--json', '--duration', seconds, '--drain-timeout', '120']);
     await sleep(0.4 * o.durationMs);
     await proxy.setDown(true);
     proxy.dropConnections();
@@ -132,14 +126,8 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
       if (op === 'create' && UNKNOWN.has(action)) unknownRequests += count;
       if (action !== 'pass') faults[name] = count;
     }
-    report = { options: o, creates, faults, unknownRequests, exitCode, agent };
-  } finally {
-    sim?.kill('SIGKILL');
-    await proxy?.close();
-    await service.close();
-  }
-  // The service is closed: its file holds everything it answered 200 for.
-  return { ...report, tallies: tally(dbFile, durable, COUNTERS) };
+    return { options: o, creates, faults, unknownRequests, exitCode, agent };
+  });
 }
 
 /**

@@ -7,11 +7,10 @@
 // after the store), nothing stored twice. Counted from the service's side (tally.ts).
 import { join } from 'node:path';
 import { createRandom } from '../src/core/random';
-import { startService } from '../src/service';
-import { COUNTERS, counterConfig, deviceEnv, SEED, Sim, summaryOf } from '../test/e2e/support';
-import { FaultProxy } from '../test/support/fault-proxy';
+import { COUNTERS, counterConfig, summaryOf } from '../test/e2e/support';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';
-import { deliveryProblems, tally } from './tally';
+import { onRig } from './rig';
+import { deliveryProblems } from './tally';
 import type { Tally } from './tally';
 
 const EVERY_MS = 40;
@@ -54,18 +53,12 @@ export interface LivenessReport {
 
 export async function runLiveness(o: LivenessOptions): Promise<LivenessReport> {
   const name = o.lostAnswersOnly ? 'liveness-lost' : 'liveness-mix';
-  const dbFile = join(o.dir, name + '.db');
   const durable = join(o.dir, name + '-durable');
-  const service = await startService({ seed: SEED, dbFile });
-  let proxy: FaultProxy | null = null;
-  let sim: Sim | null = null;
-  let report: Omit<LivenessReport, 'tallies'>;
-  try {
-    proxy = await FaultProxy.start(service.url);
+  return onRig(join(o.dir, name + '.db'), durable, async ({ proxy, simulate }) => {
     proxy.faults(schedule(o));
     const config = counterConfig(o.dir, name + '.json', EVERY_MS, { uplink: UPLINK });
     const args = ['--config', config, '--durable', durable, '--json', '--duration', String(o.durationMs / 1000), '--drain-timeout', String(o.drainMs / 1000)];
-    sim = new Sim(o.cli, args, deviceEnv(proxy.url));
+    const sim = simulate(o.cli, args);
     // The faults go on through the drain: it must deliver under them too.
     const exitCode = await sim.exited;
     const agent = summaryOf(sim, ['ambiguous', 'reconciled', 'unresolved', 'queued', 'droppedOverflow']);
@@ -76,13 +69,8 @@ export async function runLiveness(o: LivenessOptions): Promise<LivenessReport> {
       creates += count;
       if (action !== 'create pass') faults += count;
     }
-    report = { options: o, creates, faults, exitCode, agent };
-  } finally {
-    sim?.kill('SIGKILL');
-    await proxy?.close();
-    await service.close();
-  }
-  return { ...report, tallies: tally(dbFile, durable, COUNTERS) };
+    return { options: o, creates, faults, exitCode, agent };
+  });
 }
 
 /** One rule per operation-4 request: a fault from the mix for one in three, drawn from the seed. */

@@ -3,12 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/core/agent';
 import type { Agent } from '../../src/core/agent';
-import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
+import type { AgentConfig, UplinkConfig } from '../../src/core/config';
 import { ConfigError } from '../../src/core/config';
 import type { Host, QueueStorage, SampleValue } from '../../src/core/host';
 import { FakeService } from '../support/fake-service';
 import type { FakeResource } from '../support/fake-service';
-import { VirtualClock } from '../support/virtual-clock';
+import { fakeAgent, newClock } from '../support/fake-agent';
+import type { FakeAgentOptions } from '../support/fake-agent';
+import type { VirtualClock } from '../support/virtual-clock';
 
 const RESOURCES: FakeResource[] = [
   { id: 1, begin: 0, end: 1_000_000 },
@@ -18,32 +20,8 @@ const RESOURCES: FakeResource[] = [
   { id: 5, begin: 0, end: 1 },
 ];
 
-/** On Node a macrotask turn lets every promise chain the agent started run to its end. */
-const newClock = () => new VirtualClock(() => new Promise((resolve) => setImmediate(resolve)));
-
-interface SetupOptions {
-  storage?: QueueStorage;
-  /** Changes the host the agent gets (the fake service's, on the virtual clock). */
-  host?: (host: Host, clock: VirtualClock) => Host;
-}
-
-function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, options: SetupOptions = {}) {
-  const clock = newClock();
-  const service = new FakeService(clock, RESOURCES);
-  const setAside: SetAside[] = [];
-  const host = service.host(options.storage);
-  const agent = createAgent(options.host?.(host, clock) ?? host, {
-    url: 'http://127.0.0.1:9',
-    publicKey: 'KEY',
-    token: service.token,
-    seed: 7,
-    onSetAside: (s) => setAside.push(s),
-    sensors: [],
-    resources: RESOURCES.map((r) => r.id),
-    ...config,
-    uplink: { startJitterMs: 0, flushMs: 60_000, maxLatencyMs: 60_000, batch: 100, ...uplink },
-  });
-  return { clock, service, agent, setAside };
+function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, options: FakeAgentOptions = {}) {
+  return fakeAgent(RESOURCES, { sensors: [], resources: RESOURCES.map((r) => r.id), ...config }, { flushMs: 60_000, maxLatencyMs: 60_000, batch: 100, ...uplink }, options);
 }
 
 function posts(service: FakeService) {

@@ -2,12 +2,12 @@
 // an overflow eviction while a refused element is isolated, a command handler that never settles, and a
 // resource that disappears from the service. Each one stopped delivery or set a valid reading aside.
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/core/agent';
-import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
+import type { AgentConfig, UplinkConfig } from '../../src/core/config';
 import type { Host } from '../../src/core/host';
 import { FakeService } from '../support/fake-service';
 import type { FakeResource } from '../support/fake-service';
-import { VirtualClock } from '../support/virtual-clock';
+import { fakeAgent } from '../support/fake-agent';
+import type { VirtualClock } from '../support/virtual-clock';
 
 const RESOURCES: FakeResource[] = [
   { id: 1, begin: 0, end: 1_000_000 },
@@ -17,21 +17,7 @@ const RESOURCES: FakeResource[] = [
 
 /** An agent at the default uplink settings but for the start jitter, on a fake service and a virtual clock. */
 function setup(config: Partial<AgentConfig> = {}, uplink: Partial<UplinkConfig> = {}, wrap?: (host: Host, clock: VirtualClock) => Host) {
-  const clock = new VirtualClock(() => new Promise((resolve) => setImmediate(resolve)));
-  const service = new FakeService(clock, RESOURCES);
-  const setAside: SetAside[] = [];
-  const host = service.host();
-  const agent = createAgent(wrap?.(host, clock) ?? host, {
-    url: 'http://127.0.0.1:9',
-    publicKey: 'KEY',
-    token: service.token,
-    seed: 7,
-    onSetAside: (s) => setAside.push(s),
-    resources: [1, 2],
-    ...config,
-    uplink: { startJitterMs: 0, ...uplink },
-  });
-  return { clock, service, agent, setAside };
+  return fakeAgent(RESOURCES, { resources: [1, 2], ...config }, uplink, { host: wrap });
 }
 
 const range = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from + i);
