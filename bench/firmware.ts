@@ -144,7 +144,7 @@ async function runHost(sdk: Sdk, out: string, seed: Seed, service: RunningServic
 function lineAfter(simulator: Simulator, n: number): number {
   let count = 0;
   for (let i = 0; i < simulator.lines.length; i++) {
-    if (!simulator.lines[i].startsWith('measure: slotHeapUsed')) continue;
+    if (!MEASURE_LINE.test(simulator.lines[i])) continue;
     if (++count === n) return i + 1;
   }
   return 0;

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { findSdk } from './sdk';
+import { buildFailed, findSdk } from './sdk';
 
 /** The RP2040's memories: 2 MB of flash on the Pico W, 264 KB of SRAM. */
 export const PICO_FLASH_BYTES = 2 * 1024 * 1024;
@@ -51,7 +51,7 @@ export function buildPico(sdk: PicoSdk, root: string, appDir: string, outDir: st
     maxBuffer: 64 * 1024 * 1024,
   });
   const output = (run.stdout ?? '') + (run.stderr ?? '');
-  if (run.status !== 0) throw new Error(('build:moddable ' + args.join(' ') + ' failed:\n' + output.split('\n').slice(-30).join('\n')).replace(/\btoken=\S*/g, 'token=[redacted]'));
+  if (run.status !== 0) throw buildFailed('build:moddable ' + args.join(' '), output);
   const kind = flags.includes('-d') ? 'debug' : flags.includes('-i') ? 'instrument' : 'release';
   const dir = join(outDir, 'bin', 'pico', 'pico_w', kind, basename(appDir));
   const image = { uf2: join(dir, 'xs_pico.uf2'), elf: join(dir, 'xs_pico.elf') };

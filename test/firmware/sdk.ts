@@ -25,6 +25,12 @@ export function findSdk(root: string): Sdk | string {
   return { moddable, path: [tools, join(root, 'node_modules', '.bin'), process.env.PATH].join(':') };
 }
 
+/** A failed build's error: its command line and the tail of its output. */
+export function buildFailed(command: string, output: string): Error {
+  // The token is on the command line: never in an error that CI prints.
+  return new Error((command + ' failed:\n' + output.split('\n').slice(-30).join('\n')).replace(/\btoken=\S*/g, 'token=[redacted]'));
+}
+
 export interface Build {
   /** The simulator library mcsim loads (lin), or the output directory of a release build. */
   library: string;
@@ -41,8 +47,7 @@ export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Recor
   const args = [...(debug ? ['-d'] : []), '-m', '-p', 'lin', '-o', outDir, ...Object.entries(config).map(([k, v]) => k + '=' + v)];
   const run = spawnSync('mcconfig', args, { cwd: appDir, env: { ...process.env, MODDABLE: sdk.moddable, PATH: sdk.path }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const output = (run.stdout ?? '') + (run.stderr ?? '');
-  // The token is on the mcconfig line: never in an error that CI prints.
-  if (run.status !== 0) throw new Error(('mcconfig ' + args.join(' ') + ' failed:\n' + output.split('\n').slice(-30).join('\n')).replace(/\btoken=\S*/g, 'token=[redacted]'));
+  if (run.status !== 0) throw buildFailed('mcconfig ' + args.join(' '), output);
   const kind = debug ? 'debug' : 'release';
   const name = basename(appDir);
   return {
