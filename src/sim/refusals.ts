@@ -42,9 +42,10 @@ export function refusedReadings(spec: SignalSpec, everyMs: number, subtype: Subt
 
 /** A signal of a few values: each checked as the agent will check it. */
 function discrete(values: SampleValue[], restriction: Restriction): Refusal | null {
-  const refused = [...new Set(values)].map((v) => checkInput(v, restriction)).filter((problem): problem is string => problem !== null);
+  const distinct = [...new Set(values)];
+  const refused = distinct.map((v) => checkInput(v, restriction)).filter((problem): problem is string => problem !== null);
   if (refused.length === 0) return null;
-  const all = refused.length === new Set(values).size;
+  const all = refused.length === distinct.length;
   return { all, reason: (all ? 'every reading: ' : 'some readings: ') + refused.join('; ') };
 }
 
