@@ -44,6 +44,8 @@ export interface BatchOutcome {
 
 // Shared by every request: headers are never built per call. Frozen, so an adapter that would change
 // them fails loudly instead of leaking a header into the next request.
+// Until the bound follows each request's size (issue 22): far above any honest answer of a default batch.
+const MAX_ANSWER_BYTES = 262144;
 const READ_HEADERS: Record<string, string> = Object.freeze({ Accept: 'application/json' });
 
 export class FeedClient {
@@ -210,7 +212,7 @@ export class FeedClient {
     headers: Record<string, string>,
     batchCount: number,
   ): Promise<unknown> {
-    const request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_ };
+    const request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_, maxResponseBytes: MAX_ANSWER_BYTES };
     if (body !== undefined) request.body = body;
     let result: HttpResult;
     try {

@@ -12,6 +12,13 @@ export interface HttpRequest {
   /** JSON text, for POST. The adapter sends it as UTF-8 and counts Content-Length in bytes. */
   body?: string;
   timeoutMs: number;
+  /**
+   * The most answer bytes the core will look at: the largest answer this request can honestly
+   * produce, with room to spare. An adapter never reads more and never allocates from a length the
+   * peer sends: an answer longer than this is a garbled answer, reported as
+   * `{ kind: 'network', maybeDelivered: true }` (the request was written) with the connection dropped.
+   */
+  maxResponseBytes: number;
 }
 
 /**
@@ -21,7 +28,17 @@ export interface HttpRequest {
  * was refused, or a name that did not resolve, is `maybeDelivered: false`: nothing can have arrived.
  */
 export type HttpResult =
-  | { kind: 'response'; status: number; /** raw `Retry-After` header, or null */ retryAfter: string | null; body: string }
+  | {
+      kind: 'response';
+      status: number;
+      /** raw `Retry-After` header, or null */
+      retryAfter: string | null;
+      /** raw `Date` header, or null: lets the core turn a Retry-After date into a wait without a device clock */
+      date?: string | null;
+      /** raw `Location` header, or null: the core decides whether a redirect is followed (never across origins) */
+      location?: string | null;
+      body: string;
+    }
   | { kind: 'network'; message: string; maybeDelivered: boolean }
   | { kind: 'timeout'; maybeDelivered: boolean };
 

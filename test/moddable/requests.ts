@@ -4,10 +4,11 @@ import type { HttpRequest, HttpResult } from '../../src/core/host';
 import type { AdapterContext } from './context';
 
 export const TIMEOUT_MS = 2_000;
+export const MAX_RESPONSE_BYTES = 16_384;
 
 /** Operation 6, silent: a GET without a body. */
 export function lastFeedsOf(ctx: AdapterContext, ids: number[]): HttpRequest {
-  return { method: 'GET', url: ctx.url + '/api/device/' + ctx.publicKey + '/resources/' + ids.join(',') + '/feeds/last?silent=true', headers: { Accept: 'application/json' }, timeoutMs: TIMEOUT_MS };
+  return { method: 'GET', url: ctx.url + '/api/device/' + ctx.publicKey + '/resources/' + ids.join(',') + '/feeds/last?silent=true', headers: { Accept: 'application/json' }, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES };
 }
 
 /** Operation 4: a POST of these elements. */
@@ -18,6 +19,7 @@ export function createFeedsOf(ctx: AdapterContext, elements: { id_resource: numb
     headers: { Accept: 'application/json', Authorization: 'Bearer ' + ctx.token, 'Content-Type': 'application/json' },
     body: JSON.stringify(elements),
     timeoutMs: TIMEOUT_MS,
+    maxResponseBytes: MAX_RESPONSE_BYTES,
   };
 }
 

@@ -48,7 +48,7 @@ async function tcpServer(onRequest: (socket: Socket) => void): Promise<string> {
 }
 
 function post(url: string, body = '[]', timeoutMs = 5_000): HttpRequest {
-  return { method: 'POST', url, headers: HEADERS, body, timeoutMs };
+  return { method: 'POST', url, headers: HEADERS, body, timeoutMs, maxResponseBytes: 65_536 };
 }
 
 describe('createHttp', () => {
@@ -113,7 +113,7 @@ describe('createHttp', () => {
 
   it('reports a connection closed without an answer as maybe delivered, for a GET too', async () => {
     const address = await tcpServer((socket) => socket.end());
-    const result = await request({ method: 'GET', url: 'http://' + address + '/resources/1', headers: HEADERS, timeoutMs: 5_000 });
+    const result = await request({ method: 'GET', url: 'http://' + address + '/resources/1', headers: HEADERS, timeoutMs: 5_000, maxResponseBytes: 65_536 });
     expect(result).toMatchObject({ kind: 'network', maybeDelivered: true });
   });
 
