@@ -15,6 +15,7 @@ const UNITS: [RegExp, string][] = [
   [/\bwatts?\b/i, 'W'],
   [/\bvolts?\b/i, 'V'],
   [/\b(amperes?|amps?)\b/i, 'A'],
+  [/\bdbm\b/i, 'dBm'],
   [/\blux\b/i, 'lx'],
   [/\bppm\b|\bparts per million\b/i, 'ppm'],
   [/\b(lit(er|re)s?)\b/i, 'L'],

@@ -159,6 +159,7 @@ describe('what the page learns beside the record', () => {
       ['Percentage', null, '%'],
       ['Counter', 'Monotonic pulse count', null],
       ['Pressure', 'Air pressure in hPa', 'hPa'],
+      ['Signal strength', 'Wi-Fi RSSI, dBm', 'dBm'],
       ['Timestamps', 'Camps and lamps', null],
     ];
     for (const [name_i18n, description, unit] of cases) expect(unitOf({ name_i18n, description }), `${name_i18n} / ${description}`).toBe(unit);
