@@ -22,6 +22,8 @@ export const DEMO_SEED: Seed = {
     { ...subtype(10, ACTUATOR, 'Saída binária', 'Binary Output', 0, 1), data_format_operation: 1 },
     { ...subtype(11, ACTUATOR, 'Ponto de ajuste', 'Setpoint', 5, 35, 'Degrees Celsius'), data_format_operation: 1 },
   ],
+  // The dashboard offers writes to these resources only (docs/interface.md, Commands).
+  command_types: [ACTUATOR],
   devices: [
     {
       public_key: DEMO_PUBLIC_KEY,
@@ -86,7 +88,7 @@ export function demoFleetSeed(n: number): Seed {
       resources: demo.resources.map((r, i) => ({ ...r, id_resource: d.resources[i] })),
     });
   }
-  return { subtypes: DEMO_SEED.subtypes, devices };
+  return { subtypes: DEMO_SEED.subtypes, devices, command_types: DEMO_SEED.command_types };
 }
 
 function subtype(id: number, type: number, name: string, nameI18n: string, begin: number, end: number, description: string | null = null) {

@@ -4,6 +4,7 @@
 // Answers use the interface's envelope, so a failure reads like the service's other failures.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Feed } from '../core/wire';
+import { sendFeedsCsv } from './feeds-csv';
 import { isBinarySubtype } from '../core/validate';
 import { HttpError, readBody, successBody } from './http';
 import type { FeedPage, LocalResource, LocalState, ValueKind } from './local-wire';
@@ -13,6 +14,7 @@ import { resourceRecord } from './records';
 import { allow, clip } from './routes';
 import type { FeedRange, Store, SubtypeEntry } from './store';
 import { timestamp } from './time';
+import { unitOf } from './units';
 
 export const LOCAL_API_PREFIX = '/_local/';
 
@@ -27,8 +29,11 @@ export interface LocalApiDeps {
   maxBodyBytes: number;
 }
 
-/** Answers a request whose path starts with LOCAL_API_PREFIX (and is not an asset) with a JSON body. */
-export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => Promise<string> {
+/**
+ * Answers a request whose path starts with LOCAL_API_PREFIX (and is not an asset) with a JSON body; null
+ * when it sent the answer itself (a CSV file).
+ */
+export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => Promise<string | null> {
   const { store, now } = deps;
   return async (req, res, path, query) => {
     const parts = path.slice(LOCAL_API_PREFIX.length).split('/');
@@ -47,6 +52,13 @@ export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: Server
       if (store.resource(id) === undefined) throw new HttpError(404, `resource ${id} not found`);
       return successBody(JSON.stringify(feedPage(store, id, query)));
     }
+    if (parts.length === 3 && parts[0] === 'resources' && parts[2] === 'feeds.csv') {
+      allow(req.method ?? '', 'GET');
+      const id = parseId(parts[1]);
+      if (store.resource(id) === undefined) throw new HttpError(404, `resource ${id} not found`);
+      await sendFeedsCsv(res, store, id, time(query, 'from') ?? EARLIEST, time(query, 'to') ?? LATEST);
+      return null;
+    }
     throw new HttpError(404, 'there is nothing at ' + JSON.stringify(clip(path)));
   };
 }
@@ -64,7 +76,13 @@ function state(store: Store, nowMs: number, query: URLSearchParams): LocalState 
       ...device,
       resources: resources.map((id): LocalResource => {
         const { subtype } = store.resource(id)!;
-        return { kind: valueKind(subtype), record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs) };
+        const kind = valueKind(subtype);
+        return {
+          kind,
+          command: store.takesCommands(subtype.record),
+          unit: kind === 'number' ? unitOf(subtype.record) : null,
+          record: resourceRecord(store.resourceRow(id)!, subtype.record, nowMs),
+        };
       }),
     })),
   };
@@ -79,6 +97,10 @@ function valueKind({ record, restriction }: SubtypeEntry): ValueKind {
   return isBinarySubtype(record) ? 'boolean' : 'number';
 }
 
+/** The bounds of all time, for a range with no `from` or `to`. */
+const EARLIEST = '0000-00-00 00:00:00';
+const LATEST = '9999-12-31 23:59:59';
+
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** `from`, `to` (the interface's timestamps, inclusive), `order` (asc, desc), `after` (a feed id), `limit`. */
@@ -92,8 +114,7 @@ function feedPage(store: Store, resource: number, query: URLSearchParams): FeedP
     after = store.feed(parseId(afterText, 'after')) ?? null;
     if (after?.id_resource !== resource) throw new HttpError(400, `after ${afterText} is not a feed of resource ${resource}`);
   }
-  const from = time(query, 'from') ?? '0000-00-00 00:00:00';
-  const range: FeedRange = { from, to: time(query, 'to') ?? '9999-12-31 23:59:59', order, after, limit };
+  const range: FeedRange = { from: time(query, 'from') ?? EARLIEST, to: time(query, 'to') ?? LATEST, order, after, limit };
   const rows = store.feedPage(resource, range);
   return {
     id_resource: resource,

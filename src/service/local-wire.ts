@@ -9,9 +9,16 @@ import type { Resource } from '../core/wire';
  */
 export type ValueKind = 'number' | 'boolean' | 'string';
 
-/** A resource record of the interface (docs/interface.md §2.2), read without counting, and how its values are shown. */
+/**
+ * A resource record of the interface (docs/interface.md §2.2), read without counting, and what the
+ * service knows beside it: how its values are shown, whether it takes commands (its type is among the
+ * seed's `command_types`, docs/interface.md, Commands), and the unit its subtype names (a number's only).
+ */
 export interface LocalResource {
   kind: ValueKind;
+  command: boolean;
+  /** A symbol, `°C`, `%`; null when the subtype names none (src/service/units.ts). */
+  unit: string | null;
   record: Resource;
 }
 

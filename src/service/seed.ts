@@ -27,6 +27,12 @@ export interface SeedDevice {
 export interface Seed {
   subtypes: SeedSubtype[];
   devices: SeedDevice[];
+  /**
+   * The resource types (`id_resource_type`) whose resources take commands: their last feed is a command
+   * for the device, and the dashboard offers to write one. Ours, not the interface's (docs/interface.md,
+   * Commands); none when absent.
+   */
+  command_types?: number[];
 }
 
 export class SeedError extends Error {
@@ -54,9 +60,10 @@ const MAX_RANGE = Number.MAX_SAFE_INTEGER;
 
 /** Checks a seed given as a value (a parsed file or an object built in code) and returns it normalised. */
 export function checkSeed(value: unknown): Seed {
-  const root = fields(value, 'seed', ['subtypes', 'devices'], []);
+  const root = fields(value, 'seed', ['subtypes', 'devices'], ['command_types']);
   const subtypes = list(root, 'subtypes', 'seed').map((item, i) => checkSubtype(item, `subtypes[${i}]`));
   const devices = list(root, 'devices', 'seed').map((item, i) => checkDevice(item, `devices[${i}]`));
+  const commandTypes = root.command_types === undefined ? [] : list(root, 'command_types', 'seed').map((item, i) => checkType(item, `command_types[${i}]`));
 
   const subtypeIds = new Set<number>();
   subtypes.forEach((s, i) => {
@@ -77,7 +84,7 @@ export function checkSeed(value: unknown): Seed {
       }
     });
   });
-  return { subtypes, devices };
+  return { subtypes, devices, command_types: commandTypes };
 }
 
 function checkSubtype(value: unknown, where: string): SeedSubtype {
@@ -109,6 +116,11 @@ function checkSubtype(value: unknown, where: string): SeedSubtype {
     fail(`${where}.data_restriction_regex does not compile: ${(error as Error).message}`);
   }
   return subtype;
+}
+
+function checkType(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(`${where} must be an integer ≥ 1 (an id_resource_type)`);
+  return value;
 }
 
 function checkDevice(value: unknown, where: string): SeedDevice {

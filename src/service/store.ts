@@ -164,6 +164,8 @@ export class Store {
   private resources = new Map<number, ResourceEntry>();
   /** Each device's resource ids in increasing order, by device id. */
   private resourcesOf = new Map<number, number[]>();
+  /** The resource types that take commands, as the seed last applied says (Seed.command_types): not stored. */
+  private commandTypes = new Set<number>();
   private readonly inTransaction: <T>(fn: () => T) => T;
   private readonly statements;
   /** The insert statement of each group size (INSERT_GROUPS), made on first use. */
@@ -243,6 +245,11 @@ export class Store {
 
   resource(id: number): ResourceEntry | undefined {
     return this.resources.get(id);
+  }
+
+  /** Whether a resource of this subtype takes commands (its type is among the seed's command_types). */
+  takesCommands(subtype: Subtype): boolean {
+    return this.commandTypes.has(subtype.id_resource_type);
   }
 
   /** Runs `fn` in one transaction: all of its writes are stored, or none. */
@@ -367,6 +374,7 @@ export class Store {
       }
     });
     this.loadCatalog();
+    this.commandTypes = new Set(seed.command_types);
   }
 
   private upsert(table: string, key: string, row: Record<string, unknown>, stamp: string): void {

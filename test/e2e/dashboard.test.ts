@@ -5,12 +5,14 @@
 // values with markup show as text. At 1280 and 390 px, every chart spans the window chosen whatever its
 // points (one, none, minutes, an hour), its tick labels apart and on the canvas, values rounded, and the
 // page does not scroll sideways. FEED_AGENT_SCREENSHOTS=1 writes the screenshots into docs/ (else tmp/).
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFleetDevice } from '../../src/service';
+import { DEMO_TOKEN, demoFleetDevice } from '../../src/service';
 import type { Seed } from '../../src/service';
+import type { FeedPage } from '../../src/service/local-wire';
 import { launchChromium } from '../support/chromium';
 import type { Chromium } from '../support/chromium';
 import { device } from '../support/client';
@@ -44,50 +46,112 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('the dashboard in Chromium', () => {
-  it('shows the simulated device live, and a command written on the page reaches the simulator', { timeout: 90_000 }, async () => {
+  it('shows the simulated device live, in a window that fits it, and a command written on the page reaches the simulator', { timeout: 120_000 }, async () => {
     const sim = new Sim(work.cli(), ['--json']);
     const start = await sim.next((e) => e.type === 'start');
     expect(start.dashboard).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    await page.addInitScript(CHART_PROBE);
     await page.goto(start.dashboard);
 
     await expect.poll(() => page.locator('.device-head h2').allTextContents(), WAIT).toEqual(['Demo Greenhouse Controller']);
     // One device: no pager.
     expect(await page.locator('#pager').isHidden()).toBe(true);
+    // A fresh demo's seconds of data: the smallest window, 10 minutes, which the URL gets only when chosen.
+    await expect.poll(() => page.locator('#window').inputValue(), WAIT).toBe('10m');
+    expect(new URL(page.url()).search).toBe('');
     await expect.poll(() => points(page, 102), WAIT).toBeGreaterThan(0);
+    expect((await chartOf(page, 102)).max - (await chartOf(page, 102)).min).toBe(600);
     const before = await points(page, 102);
     // Live: more points arrive while the page stays open, drawn by uPlot on a canvas.
     await expect.poll(() => points(page, 102), WAIT).toBeGreaterThan(before);
     expect(await page.locator('.card[data-resource="102"] canvas').count()).toBeGreaterThan(0);
     await expect.poll(() => page.locator('.card[data-resource="102"] .presence').allTextContents(), WAIT).toEqual(['alive']);
+    // The device as a whole: online, when it was last heard from, how many of its resources are alive.
+    await expect.poll(() => page.locator('.device-status').allTextContents(), WAIT).toEqual([expect.stringMatching(/^online · last seen \d\d?:\d\d:\d\d.* · 8 of 8 resources alive$/)]);
+
+    // Units where the subtype names one: the temperature ("Degrees Celsius") in °C, on its value and its
+    // axis; the humidity ("Relative humidity, %") in %; the counter with none.
+    const lastValue = (id: number) => page.locator(`.card[data-resource="${id}"] .facts .value`).first().textContent();
+    expect(await lastValue(102)).toMatch(/^-?\d+(\.\d)?\u00a0°C$/);
+    expect(await lastValue(103)).toMatch(/^\d+(\.\d)?%$/);
+    expect(await lastValue(105)).toMatch(/^[\d,]+$/);
+    const axis = valueLabels(await chartOf(page, 102));
+    expect(axis.length).toBeGreaterThan(0);
+    for (const label of axis) expect(label).toMatch(/^-?\d+(\.\d)?\u00a0°C$/);
+
+    // Only the actuators (the demo's command_types) offer writes: the relay a switch, the setpoint a field.
+    const writable = () => page.locator('.card:has(form.write)').evaluateAll((cards) => cards.map((c: any) => c.dataset.resource));
+    expect(await writable()).toEqual(['107', '108']);
+    expect(await page.locator('.card[data-resource="102"] :is(input, button)').count()).toBe(0);
 
     // The relay's first poll only notes the current state; a command is a feed written after it. The
     // card shows the resource's requests: the start-up lookup, then a poll.
     const relay = page.locator('.card[data-resource="107"]');
+    const toggle = relay.getByRole('switch', { name: 'Irrigation Relay' });
+    const switchShows = async () => [await toggle.getAttribute('aria-checked'), await relay.locator('.switch-state').textContent()];
+    expect(await switchShows()).toEqual(['false', 'no value yet']);
     const requests = async () => Number((await relay.locator('dd .value').allTextContents())[1]?.replace(/,/g, ''));
     await expect.poll(requests, WAIT).toBeGreaterThanOrEqual(2);
-    await relay.getByRole('button', { name: 'On' }).click();
+    const feedOf = async () => Number((await relay.locator('.message').textContent())!.split(' ').pop());
+    await toggle.click();
     await expect.poll(async () => (await relay.locator('.message').allTextContents())[0], WAIT).toMatch(/^stored 1 as feed \d+$/);
-    const feed = Number((await relay.locator('.message').textContent())!.split(' ').pop());
-    const command = await sim.next((e) => e.type === 'command' && e.resource === 107, 15_000);
-    expect(command).toMatchObject({ value: true, feed });
+    const on = await feedOf();
+    expect(await sim.next((e) => e.type === 'command' && e.resource === 107, 15_000)).toMatchObject({ value: true, feed: on });
+    await expect.poll(switchShows, WAIT).toEqual(['true', 'on']);
+    await expect.poll(() => lastValue(107), WAIT).toBe('1');
+    // Off again: the switch shows the relay's last value, which the next poll confirms.
+    await toggle.click();
+    await expect.poll(async () => (await relay.locator('.message').allTextContents())[0], WAIT).toMatch(/^stored 0 as feed \d+$/);
+    const off = await feedOf();
+    expect(await sim.next((e) => e.type === 'command' && e.resource === 107 && e.feed === off, 15_000)).toMatchObject({ value: false });
+    await expect.poll(() => lastValue(107), WAIT).toBe('0');
+    expect(await switchShows()).toEqual(['false', 'off']);
+    await expect.poll(() => points(page, 107), WAIT).toBe(2);
 
-    // A value the relay's subtype refuses: the service's own message, next to the control.
-    await relay.locator('input[name="value"]').fill('2');
-    await relay.getByRole('button', { name: 'Write' }).click();
-    await expect.poll(() => relay.locator('.message.error').allTextContents(), WAIT).toEqual(['resource 107: value 2 is outside [0, 1]']);
-    await expect.poll(() => points(page, 107), WAIT).toBe(1);
-    // A text resource whose regex lists its words (on|off) has a button for each.
-    const fan = page.locator('.card[data-resource="106"]');
-    await fan.getByRole('button', { name: 'off', exact: true }).click();
-    await expect.poll(() => fan.locator('.message').allTextContents(), WAIT).toEqual([expect.stringMatching(/^stored "off" as feed \d+$/)]);
-    await expect.poll(() => fan.locator('ol.values li').count(), WAIT).toBe(1);
-    // Enough points for a screenshot that shows the charts' shapes, in the shortest window.
-    await page.locator('#window').selectOption('600');
+    // A value the setpoint's subtype refuses: the service's own message, next to the control; then one it takes.
+    const setpoint = page.locator('.card[data-resource="108"]');
+    await setpoint.locator('input[name="value"]').fill('40');
+    await setpoint.getByRole('button', { name: 'Write' }).click();
+    await expect.poll(() => setpoint.locator('.message.error').allTextContents(), WAIT).toEqual(['resource 108: value 40 is outside [5, 35]']);
+    await setpoint.locator('input[name="value"]').fill('18.5');
+    await setpoint.locator('input[name="value"]').press('Enter');
+    await expect.poll(() => setpoint.locator('.message.ok').allTextContents(), WAIT).toEqual([expect.stringMatching(/^stored 18\.5 as feed \d+$/)]);
+    await expect.poll(() => lastValue(108), WAIT).toBe('18.5\u00a0°C');
+
+    // The window's feeds as CSV, from the service: the temperature chart's, in time order, from the
+    // window's start on; the same feeds the local API gives for that range.
+    const link = page.locator('.card[data-resource="102"] a.csv');
+    const from = new URL((await link.getAttribute('href'))!, page.url()).searchParams.get('from')!;
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('resource-102-feeds.csv');
+    const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
+    expect(header).toBe('id_resource_feed,created_at,raw_data');
+    expect(rows.length).toBeGreaterThanOrEqual(before);
+    const api = (await (await fetch(`${start.url}/_local/resources/102/feeds?${new URLSearchParams({ from, limit: '10000' })}`)).json()) as { payload: FeedPage };
+    const { id_resource_feed: ids, created_at: at, raw_data: raw } = api.payload;
+    expect(rows).toEqual(ids.slice(0, rows.length).map((id, i) => `${id},${at[i]},${raw[i]}`));
+    expect(at[0] >= from).toBe(true);
+
+    // A window chosen goes into the URL, and a reload keeps it.
+    await page.locator('#window').selectOption('1h');
+    expect(new URL(page.url()).searchParams.get('window')).toBe('1h');
+    await page.reload();
+    await expect.poll(() => chartOf(page, 102).then((c) => c.max - c.min), WAIT).toBe(3600);
+    expect(await page.locator('#window').inputValue()).toBe('1h');
+    // No token on the page: not in what it shows, nor in the CSV.
+    expect(await page.content()).not.toContain(DEMO_TOKEN);
+
+    // Enough points for screenshots that show the charts' shapes, in the shortest window, at both widths.
+    await page.locator('#window').selectOption('10m');
     await expect.poll(() => points(page, 102), { timeout: 40_000 }).toBeGreaterThanOrEqual(20);
     await screenshot(page, 'dashboard.png');
+    await page.setViewportSize({ width: 390, height: 900 });
+    await expect.poll(() => page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), WAIT).toBeLessThanOrEqual(0);
+    await page.waitForTimeout(1_500);
+    await screenshot(page, 'dashboard-390.png');
     expect(errors).toEqual([]);
 
     sim.kill('SIGINT');
@@ -181,8 +245,11 @@ describe('the dashboard in Chromium', () => {
       // A new value goes on top of the list; the page asked for no more than the list shows.
       expect((await write('later')).status).toBe(200);
       await expect.poll(() => card.locator('.values li .value').allTextContents(), WAIT).toEqual(['later', VALUE]);
-      expect(asked.length).toBeGreaterThanOrEqual(2);
-      for (const u of asked) expect(u.searchParams.get('limit'), u.search).toBe('10');
+      // (The first feed's lookup, which picks the window, asks for one.)
+      const listed = asked.filter((u) => u.searchParams.get('order') === 'desc');
+      expect(listed.length).toBeGreaterThanOrEqual(2);
+      for (const u of listed) expect(u.searchParams.get('limit'), u.search).toBe('10');
+      expect(asked.filter((u) => u.searchParams.get('order') === 'asc').map((u) => u.searchParams.get('limit'))).toEqual(['1']);
       await screenshot(page, 'dashboard-markup.png');
     } finally {
       await served.stop();
@@ -193,7 +260,9 @@ describe('the dashboard in Chromium', () => {
 
 // A device whose charts each show a case of their own, fed in the past through a database file: one
 // point, three minutes of a temperature whose last value is a float's noise, an hour of humidity, a
-// door's hour of states, an hour of a counter in the billions, and no feed at all.
+// door's hour of states, an hour of a counter in the billions, and no feed at all; and a fan, an on/off
+// actuator. Its oldest feeds are 59 minutes old: the page opens on the hour. It was last heard from two
+// hours ago (its presence, set in the file), so it is offline.
 const CHART_DEVICE = { key: 'CHARTS', token: 'charts-token' };
 const ONE_POINT = 1;
 const MINUTES = 2;
@@ -201,10 +270,20 @@ const HOUR = 3;
 const DOOR = 4;
 const COUNTER = 5;
 const NOTHING = 6;
+const FAN = 7;
 const CHARTS = [ONE_POINT, MINUTES, HOUR, DOOR, COUNTER, NOTHING];
 const NOISY = '21.100000000000016';
+/** When the chart device was last heard from: two hours before the test's now, past every lifetime. */
+const LAST_HEARD = (nowMs: number) => nowMs - 2 * 3600_000;
 const CHART_SEED: Seed = {
-  subtypes: [subtype(3, 1, 'Binary', 0, 1), subtype(5, 1, 'Temperature', -40, 125), subtype(6, 1, 'Humidity', 0, 100), subtype(8, 1, 'Counter', 0, 2147483647)],
+  subtypes: [
+    subtype(3, 1, 'Binary', 0, 1),
+    { ...subtype(5, 1, 'Temperature', -40, 125), description: 'Degrees Celsius' },
+    subtype(6, 1, 'Humidity', 0, 100),
+    subtype(8, 1, 'Counter', 0, 2147483647),
+    { ...subtype(9, 2, 'On/Off', 0, 1), data_restriction_regex: 'on|off' },
+  ],
+  command_types: [2],
   devices: [
     {
       public_key: CHART_DEVICE.key,
@@ -218,6 +297,7 @@ const CHART_SEED: Seed = {
           [DOOR, 3, 'Door'],
           [COUNTER, 8, 'Water Meter'],
           [NOTHING, 5, 'No Reading Yet'],
+          [FAN, 9, 'Fan'],
         ] as const
       ).map(([id, sub, name]) => ({ id_resource: id, id_resource_subtype: sub, name, description: '', lifetime: 60 })),
     },
@@ -228,10 +308,11 @@ const CHART_SEED: Seed = {
 function chartFeeds(nowMs: number) {
   const feeds: { resource: number; value: string; atMs: number }[] = [];
   const s = 1000;
-  for (let t = 3600; t > 0; t -= 20) feeds.push({ resource: HOUR, value: String(55 + 10 * Math.sin(t / 600)), atMs: nowMs - t * s });
+  for (let t = 3540; t > 0; t -= 20) feeds.push({ resource: HOUR, value: String(55 + 10 * Math.sin(t / 600)), atMs: nowMs - t * s });
   // The door's last change, to open, is 15 minutes old: the window of 10 minutes begins with it open.
   for (let t = 3300, open = 1; t >= 900; t -= 600, open = 1 - open) feeds.push({ resource: DOOR, value: String(open), atMs: nowMs - t * s });
-  for (let t = 3600; t > 0; t -= 60) feeds.push({ resource: COUNTER, value: String(1_234_000_000 + (3600 - t) * 12_345), atMs: nowMs - t * s });
+  for (let t = 3540; t > 0; t -= 60) feeds.push({ resource: COUNTER, value: String(1_234_000_000 + (3600 - t) * 12_345), atMs: nowMs - t * s });
+  feeds.push({ resource: FAN, value: 'on', atMs: nowMs - 120 * s });
   // 20.1, 20.2… as a float sums them: 20.200000000000003 and the like.
   let value = 20;
   for (let t = 180; t > 5; t -= 5) feeds.push({ resource: MINUTES, value: String((value += 0.1 * Math.sign(Math.sin(t / 30) + 0.5))), atMs: nowMs - t * s });
@@ -247,15 +328,19 @@ describe("the dashboard's charts", () => {
     const db = join(work.dir, `charts-${++started}.db`);
     const seedFile = join(work.dir, 'charts.json');
     writeFileSync(seedFile, JSON.stringify(CHART_SEED));
-    feedsFile(db, CHART_SEED, chartFeeds(Date.now()));
+    const nowMs = Date.now();
+    feedsFile(db, CHART_SEED, chartFeeds(nowMs));
+    const file = new Database(db);
+    file.prepare('UPDATE resources SET lifetime_updated_at = ?').run(LAST_HEARD(nowMs));
+    file.close();
     return Served.start(work.cli(), ['--port', '0', '--seed', seedFile, '--db', db]);
   }
 
-  async function open(served: Served, width: number): Promise<Page> {
+  async function open(served: Served, width: number, query = ''): Promise<Page> {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width, height: 900 });
     await page.addInitScript(CHART_PROBE);
-    await page.goto(`${served.url}/`);
+    await page.goto(`${served.url}/${query}`);
     await page.waitForFunction(() => (globalThis as any).document.body.dataset.ready === 'true', undefined, WAIT);
     return page;
   }
@@ -266,11 +351,20 @@ describe("the dashboard's charts", () => {
       try {
         const page = await open(served, width);
         await expect.poll(async () => (await chartOf(page, ONE_POINT)).points, WAIT).toBe(1);
+        // Feeds from 59 minutes ago: the smallest window that holds them is the hour.
+        expect(await page.locator('#window').inputValue()).toBe('1h');
         const chart = await chartOf(page, ONE_POINT);
         expect(chart.max - chart.min).toBe(3600);
         expect(Math.abs(chart.max - Date.now() / 1000)).toBeLessThan(5);
         expect(labelFaults(chart)).toEqual([]);
         await page.close();
+        // A link that names a window opens on it; one that names no window of the page opens as without.
+        for (const [query, choice, seconds] of [['?window=24h', '24h', 86_400], ['?window=2d', '1h', 3600]] as const) {
+          const shared = await open(served, width, query);
+          expect(await shared.locator('#window').inputValue(), query).toBe(choice);
+          await expect.poll(() => chartOf(shared, ONE_POINT).then((c) => c.max - c.min), WAIT).toBe(seconds);
+          await shared.close();
+        }
       } finally {
         await served.stop();
       }
@@ -281,8 +375,11 @@ describe("the dashboard's charts", () => {
       try {
         const page = await open(served, width);
         const status = (await page.locator('#status').textContent())!.replace(/^live · updated /, '');
-        for (const [choice, seconds] of [['3600', 3600], ['86400', 86_400], ['600', 600]] as const) {
-          if (choice !== '3600') await page.locator('#window').selectOption(choice);
+        for (const [choice, seconds] of [['1h', 3600], ['24h', 86_400], ['10m', 600]] as const) {
+          if (choice !== '1h') {
+            await page.locator('#window').selectOption(choice);
+            expect(new URL(page.url()).searchParams.get('window')).toBe(choice);
+          }
           // Every chart, with points or none, spans the window and ends now: all of them the same time, at
           // the same place across their cards (one width of value axis for the device's charts).
           const spans = async () => {
@@ -301,7 +398,7 @@ describe("the dashboard's charts", () => {
             // One time format on the page: the axis's is the status line's without the seconds.
             for (const t of times) expect(shape(t.text)).toBe(shape(status).replace(/:9(?=\D*$)/, ''));
           }
-          if (choice === '3600') await screenshot(page, width === 1280 ? 'dashboard-charts.png' : 'dashboard-charts-390.png');
+          if (choice === '1h') await screenshot(page, width === 1280 ? 'dashboard-charts.png' : 'dashboard-charts-390.png');
         }
         // The door's chart holds the state it was left in, open, across the 10 minutes with no feed.
         const door = page.locator(`.card[data-resource="${DOOR}"] .plot`);
@@ -312,15 +409,36 @@ describe("the dashboard's charts", () => {
         // its right edge, in the window of 10 minutes, the last point is the nearest).
         const minutes = page.locator(`.card[data-resource="${MINUTES}"]`);
         const last = minutes.locator('.facts .value').first();
-        expect(await last.textContent()).toBe('21.1');
-        expect(await last.getAttribute('title')).toBe(NOISY);
-        for (const label of valueLabels(await chartOf(page, MINUTES))) expect(label).toMatch(/^-?\d+(\.\d)?$/);
+        expect(await last.textContent()).toBe('21.1\u00a0°C');
+        expect(await last.getAttribute('title')).toBe(NOISY + '\u00a0°C');
+        for (const label of valueLabels(await chartOf(page, MINUTES))) expect(label).toMatch(/^-?\d+(\.\d)?\u00a0°C$/);
         for (const label of valueLabels(await chartOf(page, COUNTER))) expect(label).toMatch(/^1\.\d+B$/);
         const over = (await minutes.locator('.u-over').boundingBox())!;
         await page.mouse.move(over.x + over.width - 1, over.y + over.height / 2);
-        await expect.poll(() => minutes.locator('.u-legend .u-value').allTextContents(), WAIT).toEqual([expect.any(String), NOISY]);
+        await expect.poll(() => minutes.locator('.u-legend .u-value').allTextContents(), WAIT).toEqual([expect.any(String), NOISY + '\u00a0°C']);
         // Nothing wider than the window: no sideways scroll.
         expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+        // The device as a whole: heard from two hours ago, past every lifetime, so offline.
+        expect(await page.locator('.device-status').textContent()).toMatch(/^offline · last seen \D*\d.*\d\d?:\d\d:\d\d.* · 0 of 7 resources alive$/);
+
+        // The fan, an on/off actuator, is the only card that offers a write: a switch that shows its last
+        // value, on, and writes the other word.
+        const writable = await page.locator('.card:has(form.write)').evaluateAll((cards) => cards.map((c: any) => Number(c.dataset.resource)));
+        expect(writable).toEqual([FAN]);
+        const fan = page.locator(`.card[data-resource="${FAN}"]`);
+        const fanSwitch = fan.getByRole('switch', { name: 'Fan' });
+        const fanShows = async () => [await fanSwitch.getAttribute('aria-checked'), await fan.locator('.switch-state').textContent()];
+        expect(await fanShows()).toEqual(['true', 'on']);
+        await fanSwitch.click();
+        await expect.poll(() => fan.locator('.message').allTextContents(), WAIT).toEqual([expect.stringMatching(/^stored "off" as feed \d+$/)]);
+        await expect.poll(() => fan.locator('ol.values li .value').allTextContents(), WAIT).toEqual(['off', 'on']);
+        expect(await fanShows()).toEqual(['false', 'off']);
+
+        // A reload keeps the window chosen last, which the URL holds.
+        await page.reload();
+        await page.waitForFunction(() => (globalThis as any).document.body.dataset.ready === 'true', undefined, WAIT);
+        expect(await page.locator('#window').inputValue()).toBe('10m');
+        await expect.poll(() => chartOf(page, ONE_POINT).then((c) => c.max - c.min), WAIT).toBe(600);
         await page.close();
       } finally {
         await served.stop();

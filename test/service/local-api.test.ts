@@ -14,7 +14,9 @@ import { createHttp } from '../../platforms/node/http';
 import { checkSeed, createService, demoFleetDevice, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { FeedPage, LocalState } from '../../src/service/local-wire';
+import { csvField } from '../../src/service/feeds-csv';
 import { FEED_PAGE_SQL, Store } from '../../src/service/store';
+import { unitOf } from '../../src/service/units';
 import { device, request } from '../support/client';
 import type { Reply } from '../support/client';
 import { A, B, SEED } from './fixtures';
@@ -133,6 +135,37 @@ describe('a resource’s kind', () => {
   });
 });
 
+describe('what the page learns beside the record', () => {
+  it('which resources take commands: those of the seed’s command_types (none without them), and the unit a number’s subtype names', async () => {
+    const listed = async (url: string) =>
+      (await request(`${url}/_local/devices`, 'GET')).json.payload.devices.flatMap((d: any) => d.resources.map((r: any) => [r.record.id_resource, r.command, r.unit]));
+    // The fixture's seed has no command_types: nothing takes commands. 74's subtype is "Degrees Celsius".
+    expect(await listed(service.url)).toEqual([[73, false, null], [74, false, '°C'], [75, false, null], [80, false, null]]);
+    // With its on/off subtype's type (2) among them, 75 takes commands.
+    const commands = await startService({ seed: { ...SEED, command_types: [2] }, dashboard: {} });
+    try {
+      expect(await listed(commands.url)).toEqual([[73, false, null], [74, false, '°C'], [75, true, null], [80, false, null]]);
+    } finally {
+      await commands.close();
+    }
+  });
+
+  it('a unit only where the subtype’s English name or description names one', () => {
+    const cases: [name: string, description: string | null, unit: string | null][] = [
+      ['Temperature', 'Degrees Celsius', '°C'],
+      ['Temperature', null, null],
+      ['Temperature (°F)', 'degrees Fahrenheit', '°F'],
+      ['Humidity', 'Relative humidity, %', '%'],
+      ['Percentage', null, '%'],
+      ['Counter', 'Monotonic pulse count', null],
+      ['Pressure', 'Air pressure in hPa', 'hPa'],
+      ['Signal strength', 'Wi-Fi RSSI, dBm', 'dBm'],
+      ['Timestamps', 'Camps and lamps', null],
+    ];
+    for (const [name_i18n, description, unit] of cases) expect(unitOf({ name_i18n, description }), `${name_i18n} / ${description}`).toBe(unit);
+  });
+});
+
 describe('GET /_local/resources/{id}/feeds', () => {
   const ids: number[] = [];
   beforeAll(async () => {
@@ -177,6 +210,29 @@ describe('GET /_local/resources/{id}/feeds', () => {
     // A cursor before the range's start starts at the range.
     expect((await page(`from=2025-06-01 12:03:20&after=${ids[0]}`)).feeds.map((f) => f.raw_data)).toEqual(['10', '11']);
     expect((await page('from=2030-01-01 00:00:00')).feeds).toEqual([]);
+  });
+
+  it('gives a time range of them as a CSV file to download, oldest first', async () => {
+    const reply = await local('resources/74/feeds.csv?from=2025-06-01 12:01:50&to=2025-06-01 12:02:10');
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(reply.headers['content-disposition']).toBe('attachment; filename="resource-74-feeds.csv"');
+    expect(reply.text).toBe(
+      'id_resource_feed,created_at,raw_data\r\n' +
+        `${ids[1]},2025-06-01 12:01:50,1\r\n${ids[2]},2025-06-01 12:02:00,2\r\n${ids[3]},2025-06-01 12:02:10,3\r\n`,
+    );
+    // All of them without a range.
+    const all = (await local('resources/74/feeds.csv')).text.trim().split('\r\n');
+    expect(all.slice(1).map((line) => Number(line.split(',')[0]))).toEqual(ids);
+    expect((await local('resources/74/feeds.csv?from=now')).json.message).toMatch(/from must be a UTC time/);
+    expect((await local('resources/99/feeds.csv')).status).toBe(404);
+    expect((await local('resources/74/feeds.csv', 'POST')).headers.allow).toBe('GET');
+  });
+
+  it('quotes a CSV field that needs it, and keeps a spreadsheet from running a value as a formula', () => {
+    expect(['21.5', '-3', '+4', 'a,b', 'say "hi"', 'two\nlines', '=HYPERLINK("x")', '@SUM(1)', '-', 'on'].map(csvField)).toEqual([
+      '21.5', '-3', '+4', '"a,b"', '"say ""hi"""', '"two\nlines"', `"'=HYPERLINK(""x"")"`, "'@SUM(1)", "'-", 'on',
+    ]);
   });
 
   it('refuses a bad query with 400 and a message that names it', async () => {

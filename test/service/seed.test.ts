@@ -37,6 +37,8 @@ describe('checkSeed', () => {
       [variant((s) => (s.devices[0].resources[0].id_resource = 1.5)), 'seed: devices[0].resources[0].id_resource must be an integer ≥ 1'],
       [variant((s) => (s.devices[1].resources[0].id_resource = 73)), 'seed: devices[1].resources[0].id_resource 73 appears twice'],
       [variant((s) => (s.devices[1].resources[0].id_resource_subtype = 4)), 'seed: devices[1].resources[0].id_resource_subtype 4 is not among the seed'],
+      [variant((s) => (s.command_types = [2, 'actuator'])), 'seed: command_types[1] must be an integer ≥ 1 (an id_resource_type)'],
+      [variant((s) => (s.command_types = 2)), 'seed: seed.command_types must be an array'],
     ];
     for (const [value, message] of cases) expect(() => checkSeed(value), message).toThrow(message);
   });

@@ -60,3 +60,12 @@ export function writeFeed(resource, input) {
     body: JSON.stringify({ input }),
   });
 }
+
+/**
+ * The address of a resource's feeds from `from` on, as a CSV file to download (the service names it).
+ * @param {number} resource
+ * @param {string} from the interface's `YYYY-MM-DD HH:MM:SS`, UTC
+ */
+export function csvUrl(resource, from) {
+  return `/_local/resources/${resource}/feeds.csv?${new URLSearchParams({ from })}`;
+}

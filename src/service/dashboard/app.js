@@ -5,9 +5,9 @@
 // fleet's poll stays small), then, for each card whose resource has a newer last feed, only the feeds
 // after the last one it shows (docs/dashboard.md says why polling). Every value from the service enters
 // the page as text (textContent, attribute values), never as markup.
-import { getFeeds, getState, writeFeed } from './api.js';
+import { csvUrl, getFeeds, getState, writeFeed } from './api.js';
 import { MAX_POINTS, SeriesChart } from './chart.js';
-import { decimalsOf, formatNumber, moment, timeOfDay } from './format.js';
+import { decimalsOf, formatNumber, moment, timeOfDay, withUnit } from './format.js';
 
 /** @typedef {import('../local-wire').LocalResource} LocalResource */
 /** @typedef {import('../local-wire').LocalDevice} LocalDevice */
@@ -32,8 +32,13 @@ const shownDevices = element('shown');
 
 /** The page of devices shown, from 1. */
 let devicePage = 1;
-/** A device's section in the page, the element its cards go in, and the value axis its charts share. */
-/** @type {Map<number, {section: HTMLElement, cards: HTMLElement, axis: import('./chart.js').SharedAxis}>} */
+// The charts' window: the one the URL names (`?window=10m`, kept there when chosen, so that a reload or a
+// shared link shows the same), else, at the first poll, the smallest that holds the oldest feed shown.
+const asked = new URLSearchParams(location.search).get('window');
+let windowSettled = [...windowChoice.options].some((option) => option.value === asked);
+if (windowSettled) windowChoice.value = /** @type {string} */ (asked);
+/** A device's section in the page, the element its cards go in, its status line, and the value axis its charts share. */
+/** @type {Map<number, {section: HTMLElement, cards: HTMLElement, status: HTMLElement, axis: import('./chart.js').SharedAxis}>} */
 const deviceSections = new Map();
 /** @type {Map<number, Card>} */
 const cards = new Map();
@@ -59,13 +64,28 @@ class Card {
     this.chart = null;
     /** @type {HTMLOListElement | null} */
     this.list = null;
+    /** The unit of a number (`°C`), as the service reads it from the subtype; null: none. */
+    this.unit = resource.unit;
     this.message = node('output', 'message');
+    /** The link to the window's feeds as CSV; its range follows the window at each poll. */
+    this.csv = /** @type {HTMLAnchorElement} */ (node('a', 'csv', ['CSV']));
+    this.csv.download = `resource-${this.id}-feeds.csv`;
+    this.csv.title = "download this window's feeds as CSV";
+    /** An actuator's switch (a binary or on/off subtype): its state is the last value. */
+    /** @type {{button: HTMLButtonElement, state: HTMLElement, on: InputValue, off: InputValue, onWord: string} | null} */
+    this.toggle = null;
+    const rangeUnit = this.unit === null ? '' : ' ' + this.unit;
     this.root = node('article', 'card', [
       node('header', 'card-head', [node('h3', 'name', [r.name]), node('span', 'rid', ['#' + this.id]), this.presence]),
-      node('p', 'subtype', [`${r.subtype.name_i18n} · ${rule(r.subtype)} · lifetime ${r.lifetime} min`]),
+      node('p', 'subtype', [
+        node('span', '', [`${r.subtype.name_i18n} · ${rule(r.subtype)}${rangeUnit} · lifetime ${r.lifetime} min`]),
+        resource.command ? node('span', 'command', ['command']) : '',
+        this.csv,
+      ]),
       this.facts,
       this.plot,
-      this.writeForm(r.subtype),
+      // Only a resource that takes commands offers to write one.
+      ...(resource.command ? [this.commandForm(r)] : []),
     ]);
     this.root.dataset.resource = String(this.id);
   }
@@ -76,29 +96,64 @@ class Card {
    */
   mount(axis) {
     if (this.kind === 'string') this.list = /** @type {HTMLOListElement} */ (this.plot.appendChild(node('ol', 'values')));
-    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals, axis);
+    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals, axis, this.unit);
   }
 
-  /** @param {import('../../core/wire').Subtype} subtype */
-  writeForm(subtype) {
-    const input = /** @type {HTMLInputElement} */ (node('input'));
-    input.name = 'value';
-    input.placeholder = rule(subtype);
-    input.autocomplete = 'off';
-    input.setAttribute('aria-label', 'value to write');
-    const form = node('form', 'write', [input, button('Write', 'submit')]);
-    for (const [label, value] of choices(this.kind, subtype)) {
-      form.append(button(label, 'button', () => void this.write(value)));
+  /**
+   * The control of an actuator: a switch for a binary or on/off subtype, showing its last value; else a
+   * field to write a value (and a button for each word of a pattern that only lists words).
+   * @param {import('../../core/wire').Resource} r
+   */
+  commandForm(r) {
+    const subtype = r.subtype;
+    const form = node('form', 'write');
+    const words = choices(this.kind, subtype);
+    const pair = switchValues(this.kind, words);
+    if (pair !== null) {
+      const button = /** @type {HTMLButtonElement} */ (node('button', 'switch', [node('span', 'knob')]));
+      button.type = 'button';
+      button.setAttribute('role', 'switch');
+      button.setAttribute('aria-checked', 'false');
+      button.setAttribute('aria-label', r.name);
+      const state = node('span', 'switch-state', ['no value yet']);
+      this.toggle = { button, state, ...pair };
+      button.addEventListener('click', () => {
+        const on = button.getAttribute('aria-checked') !== 'true';
+        void this.write(on ? pair.on : pair.off).then((stored) => stored && this.showSwitch(String(on ? pair.on : pair.off)));
+      });
+      form.append(button, state);
+    } else {
+      const input = /** @type {HTMLInputElement} */ (node('input'));
+      input.name = 'value';
+      input.placeholder = rule(subtype);
+      input.autocomplete = 'off';
+      input.setAttribute('aria-label', 'value to write');
+      form.append(input, button('Write', 'submit'));
+      for (const [label, value] of words) form.append(button(label, 'button', () => void this.write(value)));
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        void this.write(inputValue(input.value, this.kind));
+      });
     }
     form.append(this.message);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.write(inputValue(input.value, this.kind));
-    });
     return form;
   }
 
-  /** @param {InputValue} value */
+  /**
+   * Shows a value on the switch: on for the switch's "on" value (1, true, on), off for any other.
+   * @param {string | null} raw the last value; null: none yet
+   */
+  showSwitch(raw) {
+    if (this.toggle === null) return;
+    const on = raw !== null && isOn(raw, this.toggle.onWord);
+    this.toggle.button.setAttribute('aria-checked', String(on));
+    this.toggle.state.textContent = raw === null ? 'no value yet' : on ? 'on' : 'off';
+  }
+
+  /**
+   * @param {InputValue} value
+   * @returns {Promise<boolean>} whether the service stored it
+   */
   async write(value) {
     this.message.className = 'message';
     this.message.textContent = 'writing…';
@@ -106,9 +161,11 @@ class Card {
       const feed = await writeFeed(this.id, value);
       this.message.className = 'message ok';
       this.message.textContent = `stored ${JSON.stringify(feed.raw_data)} as feed ${feed.id_resource_feed}`;
+      return true;
     } catch (error) {
       this.message.className = 'message error';
       this.message.textContent = /** @type {Error} */ (error).message;
+      return false;
     }
   }
 
@@ -123,10 +180,11 @@ class Card {
     this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${moment(parseTime(r.lifetime_updated_at), nowMs)}`;
     const last = r.last_feed;
     this.facts.replaceChildren(
-      ...fact('last value', last === null ? '—' : this.display(last.raw_data), last === null ? '' : `at ${moment(parseTime(last.created_at), nowMs)}`, last?.raw_data),
+      ...fact('last value', last === null ? '—' : this.display(last.raw_data), last === null ? '' : `at ${moment(parseTime(last.created_at), nowMs)}`, last === null ? '—' : withUnit(last.raw_data, this.unit)),
       ...fact('requests', count(r.api_requests_usage)),
       ...fact('network', `${count(r.api_network_usage)} B`, `in ${count(r.api_network_income_usage)} · out ${count(r.api_network_outgoing_usage)}`),
     );
+    this.showSwitch(last === null ? null : last.raw_data);
   }
 
   /**
@@ -136,7 +194,7 @@ class Card {
    */
   display(raw) {
     const n = Number(raw);
-    return this.kind === 'string' || raw.trim() === '' || !Number.isFinite(n) ? raw : formatNumber(n, this.decimals);
+    return this.kind === 'string' || raw.trim() === '' || !Number.isFinite(n) ? raw : withUnit(formatNumber(n, this.decimals), this.unit);
   }
 
   /**
@@ -146,6 +204,7 @@ class Card {
    * @param {number} windowMs
    */
   async sync(resource, nowMs, windowMs) {
+    this.csv.href = csvUrl(this.id, stamp(nowMs - windowMs));
     const last = resource.record.id_last_feed;
     if (last === null || last === this.shown) {
       this.chart?.tick((nowMs - windowMs) / 1000, nowMs / 1000);
@@ -228,7 +287,11 @@ async function poll() {
   try {
     const state = await getState(devicePage, DEVICES_PER_PAGE);
     const nowMs = parseTime(state.now);
-    const windowMs = Number(windowChoice.value) * 1000;
+    if (!windowSettled) {
+      windowChoice.value = await fittingWindow(state.devices, nowMs);
+      windowSettled = true;
+    }
+    const windowMs = windowSeconds(windowChoice.value) * 1000;
     showPager(state.total, state.devices.length);
     dropOtherDevices(new Set(state.devices.map((d) => d.id_device)));
     const work = [];
@@ -245,6 +308,7 @@ async function poll() {
         card.update(resource, nowMs);
         work.push(card.sync(resource, nowMs, windowMs));
       }
+      section.status.replaceChildren(...deviceStatus(device, nowMs));
     }
     await Promise.all(work);
     status.className = 'ok';
@@ -276,13 +340,58 @@ function pollNow() {
   void poll();
 }
 
+/**
+ * The window (a choice of the select) that fits the feeds shown: the smallest that holds the oldest of
+ * them, the largest when none does, the smallest when there is no feed (a fresh demo).
+ * @param {LocalDevice[]} devices
+ * @param {number} nowMs the service's clock
+ */
+async function fittingWindow(devices, nowMs) {
+  const fed = devices.flatMap((d) => d.resources).filter((r) => r.record.id_last_feed !== null);
+  const firsts = await Promise.all(fed.map((r) => getFeeds(r.record.id_resource, { order: 'asc', limit: 1 })));
+  const oldestMs = Math.min(nowMs, ...firsts.flatMap((page) => page.created_at.map(parseTime)));
+  const options = [...windowChoice.options];
+  const fits = options.find((option) => windowSeconds(option.value) * 1000 >= nowMs - oldestMs);
+  return (fits ?? options[options.length - 1]).value;
+}
+
+/**
+ * A window's length from its name in the URL and the select: `10m`, `1h`, `24h`.
+ * @param {string} name
+ */
+function windowSeconds(name) {
+  const match = /^(\d+)([mh])$/.exec(name);
+  if (match === null) throw new Error(`the page has a window named ${JSON.stringify(name)}`);
+  return Number(match[1]) * (match[2] === 'h' ? 3600 : 60);
+}
+
+/**
+ * The device-level line: online (a resource alive) or not, when the device was last heard from (the
+ * newest presence update of its resources), and how many of its resources are alive.
+ * @param {LocalDevice} device
+ * @param {number} nowMs the service's clock
+ * @returns {(Node | string)[]}
+ */
+function deviceStatus(device, nowMs) {
+  const records = device.resources.map((r) => r.record);
+  const alive = records.filter((r) => r.is_alive).length;
+  const heard = records.map((r) => r.lifetime_updated_at).filter((t) => t !== null).map((t) => parseTime(/** @type {string} */ (t)));
+  const state = alive > 0 ? 'online' : heard.length > 0 ? 'offline' : 'never seen';
+  const parts = [node('span', 'device-state ' + (alive > 0 ? 'alive' : 'dead'), [state])];
+  if (heard.length > 0) parts.push(node('span', '', [`last seen ${moment(Math.max(...heard), nowMs)}`]));
+  parts.push(node('span', '', [`${alive} of ${records.length} resources alive`]));
+  // Each part kept on one line; a narrow screen breaks the line between them.
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [' · ', part]));
+}
+
 /** @param {LocalDevice} device */
 function deviceSection(device) {
   let shown = deviceSections.get(device.id_device);
   if (shown === undefined) {
     const cardsOf = node('div', 'cards');
-    const head = node('header', 'device-head', [node('h2', '', [device.name || 'unnamed device']), node('p', 'key', ['public key ', node('code', '', [device.public_key])])]);
-    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf, axis: { px: 0 } };
+    const status = node('p', 'device-status');
+    const head = node('header', 'device-head', [node('h2', '', [device.name || 'unnamed device']), node('p', 'key', ['public key ', node('code', '', [device.public_key])]), status]);
+    shown = { section: node('section', 'device', [head, cardsOf]), cards: cardsOf, status, axis: { px: 0 } };
     main.append(shown.section);
     deviceSections.set(device.id_device, shown);
   }
@@ -317,6 +426,10 @@ function showPager(total, onPage) {
 }
 
 windowChoice.addEventListener('change', () => {
+  windowSettled = true;
+  const url = new URL(location.href);
+  url.searchParams.set('window', windowChoice.value);
+  history.replaceState(null, '', url);
   for (const card of cards.values()) card.reset();
 });
 for (const [button, step] of /** @type {const} */ ([[previous, -1], [next, 1]])) {
@@ -385,6 +498,31 @@ function choices(kind, subtype) {
   if (kind === 'boolean') return [['Off', 0], ['On', 1]];
   const words = kind === 'string' && /^\/?\^?\(?([\w-]+(?:\|[\w-]+)+)\)?\$?(?:\/i?)?$/.exec(subtype.data_restriction_regex ?? '');
   return words ? words[1].split('|').map((word) => [word, word]) : [];
+}
+
+/**
+ * The two values of an actuator's switch: 1 and 0 for a boolean, the words of an on/off pattern (`on|off`,
+ * in either order and case); null for any other resource, which gets a field instead.
+ * @param {ValueKind} kind
+ * @param {[string, InputValue][]} words the resource's choices
+ * @returns {{on: InputValue, off: InputValue, onWord: string} | null}
+ */
+function switchValues(kind, words) {
+  if (kind === 'boolean') return { on: 1, off: 0, onWord: '1' };
+  if (words.length !== 2) return null;
+  const on = words.find(([w]) => w.toLowerCase() === 'on');
+  const off = words.find(([w]) => w.toLowerCase() === 'off');
+  return on && off ? { on: on[1], off: off[1], onWord: on[0] } : null;
+}
+
+/**
+ * Whether a value puts a switch on: its "on" word, 1 or true (a boolean's values, as stored or as sent).
+ * @param {string} raw
+ * @param {string} onWord
+ */
+function isOn(raw, onWord) {
+  const text = raw.trim().toLowerCase();
+  return text === onWord.toLowerCase() || text === '1' || text === 'true';
 }
 
 /**

@@ -4,7 +4,7 @@
 // as feeds arrive and lose what falls out of the window or past MAX_POINTS. The time axis is the window
 // itself, ending at the service's clock, whatever the points: every chart of the page spans the same
 // time, and shows how long ago its last value came.
-import { minuteOfDay, tickLabels, timeOfDay } from './format.js';
+import { minuteOfDay, tickLabels, timeOfDay, withUnit } from './format.js';
 
 /** @type {typeof import('uplot')} */
 const uPlot = /** @type {any} */ (window).uPlot;
@@ -73,8 +73,9 @@ export class SeriesChart {
    * @param {'number' | 'boolean'} kind
    * @param {number} decimals places a value shows (format.js decimalsOf)
    * @param {SharedAxis} axis shared with the other charts of the device
+   * @param {string | null} [unit] the unit of the values (`°C`), on the value axis and in the readout
    */
-  constructor(parent, kind, decimals, axis) {
+  constructor(parent, kind, decimals, axis, unit = null) {
     /** @type {number[]} seconds since the epoch */
     this.xs = [];
     /** @type {(number | null)[]} null where a value is not a number */
@@ -116,7 +117,8 @@ export class SeriesChart {
             stroke: INK,
             font: FONT,
             ...(this.steps ? { splits: () => [0, 1] } : { incrs: valueSteps(decimals) }),
-            values: (u, splits, _axis, _space, step) => (u.data[0].length === 0 ? splits.map(() => null) : tickLabels(splits, step, decimals)),
+            values: (u, splits, _axis, _space, step) =>
+              u.data[0].length === 0 ? splits.map(() => null) : tickLabels(splits, step, decimals).map((label) => withUnit(label, unit)),
             // As wide as its widest label, so that a large value is not cut off at the left, and as half a
             // time label at least, so that the first one, centred on its tick, is not either; as wide as
             // the device's other charts need.
@@ -131,7 +133,7 @@ export class SeriesChart {
           { label: 'at', value: (_u, s) => (s === null ? '—' : timeOfDay(s * 1000)) },
           {
             label: 'value',
-            value: (_u, v) => (v === null ? '—' : String(v)),
+            value: (_u, v) => (v === null ? '—' : withUnit(String(v), unit)),
             stroke: color,
             width: 1.5,
             fill: this.steps ? 'rgba(4, 120, 87, 0.12)' : undefined,

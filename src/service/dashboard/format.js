@@ -81,3 +81,14 @@ export function tickLabels(ticks, step, decimals) {
   const places = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
   return ticks.map((t) => numberFormat('compact', places).format(t));
 }
+
+/**
+ * A value's text with its unit (`21.1 °C`, `55%`), joined by a no-break space so that they stay on one
+ * line; the text alone when there is none.
+ * @param {string} text
+ * @param {string | null} unit
+ */
+export function withUnit(text, unit) {
+  if (unit === null) return text;
+  return unit === '%' ? text + unit : text + '\u00a0' + unit;
+}
