@@ -79,10 +79,10 @@ export class Head {
   }
 
   /** The batch of `n` may be stored: read it back from `at`, deciding "not stored" only from `settledAt`. */
-  unknown(n: number, at: number): void {
+  unknown(n: number, at: number, settledAt: number): void {
     this.enter(UNKNOWN, n);
     this.at = at;
-    this.settledAt = at;
+    this.settledAt = settledAt;
     this.retrying = true;
   }
 

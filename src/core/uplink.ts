@@ -270,7 +270,7 @@ export class Uplink implements Job {
       if (d.kind === READ_BACK) {
         this.reconciler.freeze();
         // stop() does not wait out a read-back's window: what an early read cannot decide goes again, counted.
-        this.head.unknown(n, this.draining ? Math.min(d.at, this.host.now()) : d.at);
+        this.head.unknown(n, this.draining ? Math.min(d.at, this.host.now()) : d.at, d.at);
       } else {
         this.head.wait(d.at, d.firm);
       }
