@@ -108,8 +108,6 @@ class FeedAgent implements Agent {
   private readonly spillEvery: number;
   /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
   private nextSpillAt = 0;
-  /** The uplink said a request failed and none was acknowledged since: storage that writes when needed writes. */
-  private failing = false;
   private lookupTimer: unknown = null;
 
   constructor(
@@ -137,17 +135,20 @@ class FeedAgent implements Agent {
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : []);
+    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
     this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished));
-    this.uplink = new Uplink(host, this.client, this.queue, s, this.counters, random, {
-      setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
-      departed: () => this.checkpoint(),
-      presence: () => this.keepAlive.seen_(),
-      failing: (failing) => {
-        this.failing = failing;
+    this.uplink = new Uplink({
+      host, client: this.client, queue: this.queue, settings: s, counters: this.counters, random,
+      events: {
+        setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
+        departed: () => this.checkpoint(),
+        presence: () => this.keepAlive.seen_(),
+        report,
       },
-      report,
-    }, () => this.lane.want(this.uplink), this.reconciler, this.vanished);
+      want: () => this.lane.want(this.uplink),
+      reconciler: this.reconciler,
+      vanished: this.vanished,
+    });
     this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
     this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
       config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
@@ -303,7 +304,7 @@ class FeedAgent implements Agent {
         this.lastStoredSeq = seq;
       });
       if (evicted) this.checkpoint();
-    } else if (this.failing && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
+    } else if (this.uplink.failing && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
       this.persist();
     }
   }
