@@ -37,6 +37,8 @@ export interface AgentStats extends Counters {
   authPaused: boolean;
   /** Current batch size (halved by 413 answers). */
   batchLimit: number;
+  /** `setAside` per resource id (a gone resource's readings, refused elements), for the resources with any. */
+  setAsideBy: Record<number, number>;
 }
 
 export interface StopOptions {
@@ -94,6 +96,8 @@ class FeedAgent implements Agent {
   private readonly lookupJob: Job;
   private readonly lane: Lane;
   private readonly warned = new Set<number>();
+  /** Samples set aside, per resource. */
+  private readonly setAsideBy: Record<number, number> = {};
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   /** Sequence numbers matter to durable storage only, whose samples all take `intake`. */
   private nextSeq = 0;
@@ -136,7 +140,7 @@ class FeedAgent implements Agent {
     const report = (level: LogLevel, message: string): void => this.log(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
-    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished));
+    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
     this.uplink = new Uplink({
       host, client: this.client, queue: this.queue, settings: s, counters: this.counters, random,
       events: {
@@ -195,9 +199,10 @@ class FeedAgent implements Agent {
     this.sampler.end_();
     this.commands.end();
     this.keepAlive.end_();
-    this.vanished.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
+    // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
+    this.vanished.end();
     this.uplink.end();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
     await this.uplink.whenIdle();
@@ -258,6 +263,7 @@ class FeedAgent implements Agent {
       lastError: c.lastError === null ? null : this.scrub(c.lastError),
       authPaused: this.uplink.authPaused,
       batchLimit: this.uplink.batchLimit,
+      setAsideBy: { ...this.setAsideBy },
     };
   }
 
@@ -326,6 +332,7 @@ class FeedAgent implements Agent {
   }
 
   private setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
+    this.setAsideBy[resource] = (this.setAsideBy[resource] ?? 0) + 1;
     if (!quiet) this.log('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
     const callback = this.config.onSetAside;
     if (callback === undefined) return;

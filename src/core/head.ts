@@ -116,10 +116,10 @@ export class Head {
     return this.queue.take(n);
   }
 
-  /** The pinned sample leaves without being stored (set aside), or a gone resource's at the head. */
+  /** The pinned sample leaves without being stored (set aside), or a gone resource's at the head (idle or paused: it holds nothing). */
   dropFirst(): void {
     this.queue.shift(1);
-    this.enter('idle', 0);
+    if (this.state === 'isolating') this.enter('idle', 0);
   }
 
   /**
@@ -173,8 +173,12 @@ export class Head {
         this.at = 0;
         this.retrying = false;
         return { step, rule, came, from };
-      case 'isolate':
-      case 'gone': {
+      case 'gone':
+        // The resource's samples wait while it is looked up (vanished.ts); the rest goes on.
+        this.enter('idle', 0);
+        this.at = 0;
+        return { step, rule, came, from };
+      case 'isolate': {
         const named = came.outcome !== 'refused unnamed';
         this.enter('isolating', named ? came.element + 1 : n);
         this.bad = named ? came.element : -1;

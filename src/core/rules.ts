@@ -75,7 +75,7 @@ function batchRules(stay: State): Readonly<Partial<Record<Outcome, Rule>>> {
     'acknowledged': rule(stay, 'acknowledge', 'now', { attempt: 'reset' }),
     'refused element': rule('isolating', 'isolate', 'now'),
     'refused unnamed': rule('isolating', 'isolate', 'now'),
-    'gone': rule('isolating', 'gone', 'now'),
+    'gone': rule('idle', 'gone', 'now'),
     'too large': rule(stay, 'halve', 'now'),
     'transient': rule(stay, 'back off', 'backoff', { retry: true, attempt: 'raise', fails: true }),
     'throttled': rule(stay, 'back off', 'retry-after', { retry: true, attempt: 'raise', fails: true }),

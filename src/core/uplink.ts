@@ -213,7 +213,10 @@ export class Uplink implements Job {
     const readable = e !== null && e.maybeDelivered && this.reconciler.readable(n, this.queue);
     // In the `{success, failed}` form the failed ones are set aside, read before the batch leaves the queue.
     if (outcome !== null) for (const r of outcome.rejected) this.setAsideAt(r.index, r.reason, false);
-    this.carryOut(this.decide(batchOutcome(n, outcome !== null, e, readable), n, e), outcome, e);
+    let named = batchOutcome(n, outcome !== null, e, readable);
+    // A 404 makes its resource suspect, read before anything is set aside; found a minute ago, the 404 blames the element.
+    if (named === 'gone' && !this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), (e as FeedError).message)) named = 'refused element';
+    this.carryOut(this.decide(named, n, e), outcome, e);
   }
 
   /** Reads the batch whose outcome is unknown back: it leaves the queue if it was stored, else goes again. */
@@ -267,8 +270,6 @@ export class Uplink implements Job {
         else this.delivered(n, outcome as BatchOutcome);
         break;
       case 'gone':
-        this.vanished.mark(this.queue.resourceAt(came.element), message);
-        break;
       case 'isolate':
         break;
       case 'halve':
@@ -315,12 +316,23 @@ export class Uplink implements Job {
     this.left(n);
   }
 
-  /** How many samples the next request carries: the head's count, short of a gone resource's sample. */
+  /** How many samples the next request carries: the head's count, short of a suspect or gone resource's sample. */
   private nextCount(): number {
     const n = this.head.nextCount();
     if (this.vanished.count === 0 || this.head.state === 'isolating') return n;
-    for (let i = 1; i < n; i++) if (this.vanished.has(this.queue.resourceAt(i))) return i;
+    for (let i = 0; i < n; i++) if (this.vanished.holds(this.queue.resourceAt(i))) return i;
     return n;
+  }
+
+  /** The sample at the head waits while its resource is looked up after a 404: nothing is due until then. */
+  private held(): boolean {
+    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.holds(this.queue.resourceAt(0)) &&
+      !this.vanished.has(this.queue.resourceAt(0));
+  }
+
+  /** A suspect resource was found or confirmed gone: its held samples go on. */
+  changed(): void {
+    if (!this.busy) this.schedule();
   }
 
   /** Sets aside, without a request, the refused sample isolation pinned down and the samples of gone resources at the head. */
@@ -328,7 +340,7 @@ export class Uplink implements Job {
     for (;;) {
       if (this.head.pinned) {
         this.setAsideAt(0, this.head.reason, false);
-      } else if (this.vanished.count > 0 && this.head.state === 'idle' && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
+      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
         this.setAsideAt(0, 'resource ' + this.queue.resourceAt(0) + ' is gone', true);
       } else {
         return;
@@ -379,6 +391,10 @@ export class Uplink implements Job {
       this.cancelTimer();
       this.settleWaiters(true);
       this.finishDrain();
+      return;
+    }
+    if (this.held()) {
+      this.cancelTimer();
       return;
     }
     const now = this.host.now();
