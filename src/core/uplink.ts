@@ -7,7 +7,8 @@
 // stays and is tried again. Delivery is at-least-once: only a request whose outcome is unknown can lead
 // to a duplicate; such a batch is read back before it is sent again (reconcile.ts), and what that cannot
 // decide is counted as unresolved.
-import type { Host, SampleValue, TimerHandle } from './host';
+import type { Host, SampleValue } from './host';
+import { Alarm } from './alarm';
 import type { UplinkConfig } from './config';
 import { settleMs } from './config';
 import type { BatchOutcome, FeedClient } from './client';
@@ -64,24 +65,17 @@ export class Uplink implements Job {
   private busy = false;
   private lastSendAt: number;
   private readonly settleMs: number;
-  private timer: TimerHandle | null = null;
-  private wakeAt = Infinity;
   /** flush() calls: each resolves once the queue's position passed `target`, or false at a failure. */
   private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
   private draining = false;
   private drained: (() => void) | null = null;
   private idled: (() => void) | null = null;
-  private stopped = false;
   private readonly freshStack = Promise.resolve();
   private readonly resourceAt = (i: number): number => this.queue.resourceAt(i);
   // The timer only wakes the uplink; what is due is decided again. A host's timer may fire a little early
   // by its clock (Node's count whole milliseconds of the event loop's time, `now()` does not), and a
   // read-back made before its wait is over cannot rule a batch out.
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.wakeAt = Infinity;
-    this.schedule();
-  };
+  private readonly alarm: Alarm;
 
   constructor(parts: UplinkParts) {
     this.host = parts.host;
@@ -97,6 +91,7 @@ export class Uplink implements Job {
     this.head = new Head(parts.queue, parts.settings.batch);
     this.lastSendAt = parts.host.now();
     this.settleMs = settleMs(parts.settings);
+    this.alarm = new Alarm(parts.host, () => this.schedule());
   }
 
   /** The service refuses the token: nothing is sent until `authRetryMs` passed. */
@@ -121,6 +116,7 @@ export class Uplink implements Job {
   /** Spreads the first flush after start over `startJitterMs`. */
   begin(): void {
     const now = this.host.now();
+    this.alarm.begin();
     this.lastSendAt = now;
     this.head.start(now + Math.floor(this.random() * this.settings.startJitterMs));
     this.schedule();
@@ -128,8 +124,7 @@ export class Uplink implements Job {
 
   /** Stops scheduling; a request in flight still completes (see `whenIdle`). */
   end(): void {
-    this.stopped = true;
-    this.cancelTimer();
+    this.alarm.end();
     this.watch();
     this.draining = false;
     this.settleWaiters(false);
@@ -146,7 +141,7 @@ export class Uplink implements Job {
 
   /** Called after a sample was queued, when `watch` asked for it. */
   queued(): void {
-    if (!this.busy && (this.timer === null || this.queue.length >= this.head.limit)) this.schedule();
+    if (!this.busy && (!this.alarm.armed || this.queue.length >= this.head.limit)) this.schedule();
   }
 
   /** Resolves true once everything queued now has left the queue; false at the first failure. */
@@ -182,7 +177,7 @@ export class Uplink implements Job {
     // Resumes on a fresh stack: the lane starts this job from whatever queued the sample that filled a
     // batch (a sensor's read, an application's own call), and a send is deep (docs/moddable.md).
     await this.freshStack;
-    if (!this.stopped && this.host.now() >= this.head.at) {
+    if (this.alarm.running && this.host.now() >= this.head.at) {
       if (this.head.state === 'unknown') await this.readBack();
       else await this.sendNext();
     }
@@ -197,7 +192,7 @@ export class Uplink implements Job {
   private async sendNext(): Promise<void> {
     this.setAsideUnsent();
     const n = this.nextCount();
-    if (n === 0 || this.stopped) return;
+    if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n);
     let outcome: BatchOutcome | null = null;
     let error: unknown = null;
@@ -386,15 +381,15 @@ export class Uplink implements Job {
   }
 
   private plan(): void {
-    if (this.busy || this.stopped) return;
+    if (this.busy || !this.alarm.running) return;
     if (this.queue.length === 0) {
-      this.cancelTimer();
+      this.alarm.cancel();
       this.settleWaiters(true);
       this.finishDrain();
       return;
     }
     if (this.held()) {
-      this.cancelTimer();
+      this.alarm.cancel();
       return;
     }
     const now = this.host.now();
@@ -406,14 +401,12 @@ export class Uplink implements Job {
       this.fire();
       return;
     }
-    if (this.timer !== null && this.wakeAt <= at) return;
-    this.cancelTimer();
-    this.wakeAt = at;
-    this.timer = this.host.setTimer(at - now, this.onTimer);
+    if (this.alarm.armed && this.alarm.dueAt <= at) return;
+    this.alarm.set(at, now);
   }
 
   private fire(): void {
-    this.cancelTimer();
+    this.alarm.cancel();
     this.want();
     this.watch();
   }
@@ -424,12 +417,6 @@ export class Uplink implements Job {
    * runs, none while a run is under way (its answer reschedules).
    */
   private watch(): void {
-    this.queue.wake(this.busy || this.stopped ? Infinity : this.timer === null ? 1 : this.head.limit);
-  }
-
-  private cancelTimer(): void {
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
-    this.wakeAt = Infinity;
+    this.queue.wake(this.busy || !this.alarm.running ? Infinity : this.alarm.armed ? this.head.limit : 1);
   }
 }

@@ -6,7 +6,8 @@
 // queued ones when they reach the head of the queue. It is looked up again a minute later, then less and
 // less often, up to once an hour, so that it comes back when the platform restores it. Found, its
 // samples go again; a 404 for it soon after that is a refusal of the one element, not of the resource.
-import type { Host, TimerHandle } from './host';
+import type { Host } from './host';
+import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Job } from './lane';
 import type { Resources } from './resources';
@@ -27,12 +28,7 @@ export class Vanished implements Job {
   /** Resources a lookup found after a 404, and when: a 404 for them in the next minute blames the element. */
   private readonly found: number[] = [];
   private readonly foundAt: number[] = [];
-  private timer: TimerHandle | null = null;
-  private running = false;
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.want();
-  };
+  private readonly alarm: Alarm;
 
   constructor(
     private readonly host: Host,
@@ -42,7 +38,9 @@ export class Vanished implements Job {
     private readonly want: () => void,
     /** A suspect was found or confirmed gone: the uplink looks at its held samples again. */
     private readonly changed: () => void,
-  ) {}
+  ) {
+    this.alarm = new Alarm(host, want);
+  }
 
   /** How many resources are suspect or gone now: the uplink looks for their samples only while some are. */
   get count(): number {
@@ -60,14 +58,12 @@ export class Vanished implements Job {
   }
 
   begin(): void {
-    this.running = true;
+    this.alarm.begin();
     this.arm();
   }
 
   end(): void {
-    this.running = false;
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
+    this.alarm.end();
   }
 
   /**
@@ -91,7 +87,7 @@ export class Vanished implements Job {
 
   /** Looks up every suspect or gone resource whose time has come, one request each. */
   async run(): Promise<void> {
-    for (let k = 0; k < this.ids.length && this.running; k++) {
+    for (let k = 0; k < this.ids.length && this.alarm.running; k++) {
       if (this.nextAt[k] > this.host.now()) continue;
       const id = this.ids[k];
       try {
@@ -138,11 +134,10 @@ export class Vanished implements Job {
   }
 
   private arm(): void {
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
-    if (!this.running || this.ids.length === 0) return;
+    this.alarm.cancel();
+    if (!this.alarm.running || this.ids.length === 0) return;
     let next = Infinity;
     for (const at of this.nextAt) if (at < next) next = at;
-    this.timer = this.host.setTimer(Math.max(0, next - this.host.now()), this.onTimer);
+    this.alarm.set(next, this.host.now());
   }
 }
