@@ -180,6 +180,7 @@ export class Head {
         return { step, rule, came, from };
       case 'isolate': {
         const named = came.outcome !== 'refused unnamed';
+        if (named && !(came.element >= 0 && came.element < n)) throw new Error('delivery: element ' + came.element + ' refused in a batch of ' + n);
         this.enter('isolating', named ? came.element + 1 : n);
         this.bad = named ? came.element : -1;
         this.reason = came.reason;

@@ -236,7 +236,8 @@ export class Uplink implements Job {
     const s = this.settings;
     const came: Came = e === null
       ? { outcome, n, element: -1, retryAfterMs: -1, reason: '' }
-      : { outcome, n, element: e.elementIndex, retryAfterMs: e.retryAfterMs, reason: e.message };
+      // A 413 for a batch of one refuses its element 0, which names no index.
+      : { outcome, n, element: Math.max(0, e.elementIndex), retryAfterMs: e.retryAfterMs, reason: e.message };
     const timing: Timing = {
       now: this.host.now(),
       draw: this.random(),
