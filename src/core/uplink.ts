@@ -50,7 +50,8 @@ export interface UplinkParts {
 
 export class Uplink implements Job {
   wanted = false;
-  private readonly head: Head;
+  // Read-only here: the head changes only through its own methods (apply, send, hurry, ...).
+  private readonly head: Readonly<Head>;
   private readonly host: Host;
   private readonly client: FeedClient;
   private readonly queue: SampleQueue;
