@@ -37,6 +37,8 @@ export interface AgentStats extends Counters {
   authPaused: boolean;
   /** Current batch size (halved by 413 answers). */
   batchLimit: number;
+  /** `setAside` per resource id (a gone resource's readings, refused elements), for the resources with any. */
+  setAsideBy: Record<number, number>;
 }
 
 export interface StopOptions {
@@ -94,6 +96,8 @@ class FeedAgent implements Agent {
   private readonly lookupJob: Job;
   private readonly lane: Lane;
   private readonly warned = new Set<number>();
+  /** Samples set aside, per resource. */
+  private readonly setAsideBy: Record<number, number> = {};
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   /** Sequence numbers matter to durable storage only, whose samples all take `intake`. */
   private nextSeq = 0;
@@ -108,8 +112,6 @@ class FeedAgent implements Agent {
   private readonly spillEvery: number;
   /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
   private nextSpillAt = 0;
-  /** The uplink said a request failed and none was acknowledged since: storage that writes when needed writes. */
-  private failing = false;
   private lookupTimer: unknown = null;
 
   constructor(
@@ -137,17 +139,20 @@ class FeedAgent implements Agent {
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : []);
-    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished));
-    this.uplink = new Uplink(host, this.client, this.queue, s, this.counters, random, {
-      setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
-      departed: () => this.checkpoint(),
-      presence: () => this.keepAlive.seen_(),
-      failing: (failing) => {
-        this.failing = failing;
+    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
+    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
+    this.uplink = new Uplink({
+      host, client: this.client, queue: this.queue, settings: s, counters: this.counters, random,
+      events: {
+        setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
+        departed: () => this.checkpoint(),
+        presence: () => this.keepAlive.seen_(),
+        report,
       },
-      report,
-    }, () => this.lane.want(this.uplink), this.reconciler, this.vanished);
+      want: () => this.lane.want(this.uplink),
+      reconciler: this.reconciler,
+      vanished: this.vanished,
+    });
     this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
     this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
       config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
@@ -194,9 +199,10 @@ class FeedAgent implements Agent {
     this.sampler.end_();
     this.commands.end();
     this.keepAlive.end_();
-    this.vanished.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
+    // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
+    this.vanished.end();
     this.uplink.end();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
     await this.uplink.whenIdle();
@@ -257,6 +263,7 @@ class FeedAgent implements Agent {
       lastError: c.lastError === null ? null : this.scrub(c.lastError),
       authPaused: this.uplink.authPaused,
       batchLimit: this.uplink.batchLimit,
+      setAsideBy: { ...this.setAsideBy },
     };
   }
 
@@ -303,7 +310,7 @@ class FeedAgent implements Agent {
         this.lastStoredSeq = seq;
       });
       if (evicted) this.checkpoint();
-    } else if (this.failing && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
+    } else if (this.uplink.failing && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
       this.persist();
     }
   }
@@ -325,6 +332,7 @@ class FeedAgent implements Agent {
   }
 
   private setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
+    this.setAsideBy[resource] = (this.setAsideBy[resource] ?? 0) + 1;
     if (!quiet) this.log('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
     const callback = this.config.onSetAside;
     if (callback === undefined) return;

@@ -16,6 +16,7 @@ import type { Job } from './lane';
 import type { Resources } from './resources';
 import type { Feed } from './wire';
 import { errorText } from './errors';
+import { Alarm } from './alarm';
 
 export class Commands implements Job {
   wanted = false;
@@ -27,12 +28,7 @@ export class Commands implements Job {
   private readonly limits: (TimerHandle | null)[];
   /** Per actuator: the command waiting for the running handler; null when none. */
   private readonly waiting: (Feed | null)[];
-  private timer: TimerHandle | null = null;
-  private running = false;
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.markDue();
-  };
+  private readonly alarm: Alarm;
 
   constructor(
     private readonly host: Host,
@@ -48,20 +44,19 @@ export class Commands implements Job {
     this.due = new Uint8Array(actuators.length);
     this.limits = actuators.map(() => null);
     this.waiting = actuators.map(() => null);
+    this.alarm = new Alarm(host, () => this.markDue());
   }
 
   begin(): void {
     if (this.actuators.length === 0) return;
-    this.running = true;
+    this.alarm.begin();
     this.nextAt.fill(this.host.now());
     this.markDue();
   }
 
   /** Stops polling; a handler still running is no longer awaited, and a waiting command is dropped. */
   end(): void {
-    this.running = false;
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
+    this.alarm.end();
     for (let i = 0; i < this.actuators.length; i++) {
       this.settled(i);
       this.waiting[i] = null;
@@ -69,7 +64,7 @@ export class Commands implements Job {
   }
 
   async run(): Promise<void> {
-    if (!this.running) return;
+    if (!this.alarm.running) return;
     const ids: number[] = [];
     const which: number[] = [];
     for (let i = 0; i < this.actuators.length; i++) {
@@ -97,7 +92,7 @@ export class Commands implements Job {
     const seen = this.lastId[i];
     const id = feed === null ? 0 : feed.id_resource_feed;
     this.lastId[i] = Math.max(seen, id);
-    if (feed === null || id <= seen || !this.running) return;
+    if (feed === null || id <= seen || !this.alarm.running) return;
     // The first answer is the state before the agent started: a command only if the actuator asks for it.
     if (seen < 0 && this.actuators[i].applyCurrent !== true) return;
     if (this.limits[i] !== null) this.waiting[i] = feed;
@@ -134,7 +129,7 @@ export class Commands implements Job {
     this.settled(i);
     const feed = this.waiting[i];
     this.waiting[i] = null;
-    if (feed !== null && this.running) this.start(i, feed);
+    if (feed !== null && this.alarm.running) this.start(i, feed);
   }
 
   private settled(i: number): void {
@@ -152,7 +147,7 @@ export class Commands implements Job {
 
   /** Marks every actuator whose poll is due and asks the lane; arms the timer for the next one. */
   private markDue(): void {
-    if (!this.running) return;
+    if (!this.alarm.running) return;
     const now = this.host.now();
     let any = false;
     for (let i = 0; i < this.actuators.length; i++) {
@@ -167,9 +162,9 @@ export class Commands implements Job {
   }
 
   private arm(): void {
-    if (!this.running || this.timer !== null) return;
+    if (!this.alarm.running || this.alarm.armed) return;
     let next = Infinity;
     for (let i = 0; i < this.actuators.length; i++) if (this.nextAt[i] < next) next = this.nextAt[i];
-    this.timer = this.host.setTimer(Math.max(0, next - this.host.now()), this.onTimer);
+    this.alarm.set(next, this.host.now());
   }
 }

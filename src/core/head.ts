@@ -1,19 +1,62 @@
 // The head of the queue: the batch the uplink works on and what is known about it, in one explicit
-// state (docs/architecture.md, "The head of the queue"). It holds the queue's lock over every sample it
-// reasons about (a batch out, a batch whose outcome is unknown, the range a refused element hides in),
-// so that an overflow eviction, which takes only unlocked samples, cannot move what an index points at.
+// state (docs/architecture.md, "The head of the queue"), and the one owner of delivery state: the
+// attempt count behind the backoff, when the next request may go, whether that wait is firm, when a
+// read-back can rule a batch out, and the queue's lock. It holds the lock over every sample it reasons
+// about (a batch out, a batch whose outcome is unknown, the range a refused element hides in), so that
+// an overflow eviction, which takes only unlocked samples, cannot move what an index points at. What
+// came back changes it only through `apply`, by a rule of RULES (rules.ts); the uplink carries out the
+// decision apply returns.
 //
 //   idle       nothing known; the next batch goes from `at` on (backoff, or at once)
 //   sending    the first `count` samples are out in one request
 //   unknown    the first `count` samples went out and may be stored: they are read back from `at` on
 //   isolating  the service refused one of the first `count` samples: the one at `bad`, or one the
 //              halves find (bisection); prefixes go until it is pinned down and set aside
-//   paused     the service refused the request as a whole (a refused token): nothing before `at`
+//   paused     the service refused the request as a whole (a refused token, a redirect): nothing before `at`
 import type { SampleQueue } from './queue';
-import { IDLE, ISOLATING, PAUSED, SENDING, UNKNOWN } from './decide';
+import type { Outcome, Rule, Step } from './rules';
+import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
+
+export type State = 'idle' | 'sending' | 'unknown' | 'isolating' | 'paused';
+
+/** What came back, classified (outcomes.ts), with what the rules need of it. */
+export interface Came {
+  outcome: Outcome;
+  /** The samples the request carried (a batch, or the batch read back). */
+  n: number;
+  /** `refused element`, `gone`: the index of the element the service named. */
+  element: number;
+  /** `throttled`: the service's Retry-After in ms. */
+  retryAfterMs: number;
+  /** What the service said: why an isolated element is set aside. */
+  reason: string;
+}
+
+/** The clock and the settings a rule's wait needs. */
+export interface Timing {
+  now: number;
+  /** A draw from [0, 1): the jitter of this attempt's backoff. */
+  draw: number;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** After a timeout, how long before a read-back can rule out that the service still stores the batch. */
+  settleMs: number;
+  authRetryMs: number;
+  /** stop() drains: a read-back goes at once (and decides only "stored" or "undecided"). */
+  draining: boolean;
+}
+
+/** What the uplink must do after an answer: the rule's step on the `came.n` samples, and the rule's counts. */
+export type Decision = { rule: Rule; came: Came; from: State } & (
+  | { step: 'acknowledge' | 'isolate' | 'gone' }
+  | { step: 'halve'; limit: number }
+  | { step: 'read back' | 'read again' | 'back off' | 'send again'; at: number }
+  /** `again`: the head was paused for the same outcome before this try. */
+  | { step: 'pause'; at: number; again: boolean }
+);
 
 export class Head {
-  state = IDLE;
+  state: State = 'idle';
   /** Samples at the head this state reasons about, all of them locked; 0 in idle and paused. */
   count = 0;
   /** Isolating: the index of the refused element when the service named it, else -1 (it is among `count`). */
@@ -22,102 +65,160 @@ export class Head {
   reason = '';
   /** No request before this time. */
   at = 0;
-  /** `at` holds for flush() and stop() too: Retry-After, a refused token. */
+  /** `at` holds for flush() and stop() too: Retry-After, a pause. */
   firm = false;
-  /** Paused because the token was refused. */
-  authRefused = false;
+  /** The outcome behind the last rule applied: why the head pauses, or waits. */
+  why: Outcome = 'acknowledged';
   /** A request failed and nothing was acknowledged since: the next one goes as soon as `at` allows. */
   retrying = false;
   /** Unknown: a read-back made from this time on can rule out that the service still stores the batch. */
   settledAt = 0;
+  /** Backoff waits drawn since the last success: the exponent of the next one. */
+  attempt = 0;
+  /** When the first failure since the last success came: no backoff is longer than the failing lasted. */
+  failingSince = -1;
+  /** Current batch size: the configured one, halved by every 413. */
+  limit: number;
 
-  constructor(private readonly queue: SampleQueue) {}
+  constructor(private readonly queue: SampleQueue, batch: number) {
+    this.limit = batch;
+  }
+
+  /** Paused because the token was refused. */
+  get authRefused(): boolean {
+    return this.state === 'paused' && this.why === 'auth refused';
+  }
 
   /** Isolation has pinned the refused element down to the first sample: set it aside without sending it again. */
   get pinned(): boolean {
-    return this.state === ISOLATING && (this.bad === 0 || (this.bad < 0 && this.count === 1));
+    return this.state === 'isolating' && (this.bad === 0 || (this.bad < 0 && this.count === 1));
   }
 
-  /** How many samples the next batch carries, at most `limit`: the prefix before a refused element, or a half. */
-  nextCount(limit: number): number {
-    if (this.state === ISOLATING) return Math.min(this.bad > 0 ? this.bad : Math.floor(this.count / 2), limit);
-    return Math.min(this.queue.length, limit);
+  /** A read-back made now can decide "not stored". */
+  settled(now: number): boolean {
+    return now >= this.settledAt;
+  }
+
+  /** How many samples the next batch carries: the prefix before a refused element, or a half, at most `limit`. */
+  nextCount(): number {
+    if (this.state === 'isolating') return Math.min(this.bad > 0 ? this.bad : Math.floor(this.count / 2), this.limit);
+    return Math.min(this.queue.length, this.limit);
+  }
+
+  /** The first flush after start: not before `at` (the start jitter). */
+  start(at: number): void {
+    this.at = at;
   }
 
   /** The first `n` samples go out: their body, locked. */
   send(n: number): string {
-    if (this.state !== ISOLATING) this.enter(SENDING, n);
+    if (this.state !== 'isolating') this.enter('sending', n);
     return this.queue.take(n);
   }
 
-  /** The first `n` samples are finished (stored, or read back stored): they leave, and so does what was known of them. */
-  acknowledge(n: number): void {
-    this.queue.shift(n);
-    if (this.state === ISOLATING && this.count > n) {
-      // A prefix before the refused element went through: it is in the rest.
-      this.count -= n;
-      if (this.bad > 0) this.bad -= n;
-    } else {
-      this.enter(IDLE, 0);
-    }
-    this.at = 0;
-    this.retrying = false;
-  }
-
-  /** The first sample leaves without being stored (set aside). */
+  /** The pinned sample leaves without being stored (set aside), or a gone resource's at the head (idle or paused: it holds nothing). */
   dropFirst(): void {
     this.queue.shift(1);
-    this.enter(IDLE, 0);
-  }
-
-  /** The service refused element `i` of the batch (named), or one of the first `n` (`i` -1). */
-  isolate(i: number, n: number, reason: string): void {
-    this.enter(ISOLATING, i >= 0 ? i + 1 : n);
-    this.bad = i;
-    this.reason = reason;
-    this.at = 0;
-  }
-
-  /** The batch of `n` may be stored: read it back from `at`, deciding "not stored" only from `settledAt`. */
-  unknown(n: number, at: number): void {
-    this.enter(UNKNOWN, n);
-    this.at = at;
-    this.settledAt = at;
-    this.retrying = true;
-  }
-
-  /** The read-back did not reach the service: it is tried again at `at`, the batch still unknown. */
-  readAgainAt(at: number): void {
-    this.at = at;
-  }
-
-  /** No request before `at`; an isolation goes on from there, anything else starts over. */
-  wait(at: number, firm: boolean): void {
-    if (this.state !== ISOLATING) this.enter(IDLE, 0);
-    this.at = at;
-    this.firm = firm;
-    this.retrying = true;
-  }
-
-  pause(at: number, authRefused: boolean): void {
-    this.enter(PAUSED, 0);
-    this.at = at;
-    this.firm = true;
-    this.authRefused = authRefused;
-    this.retrying = true;
+    if (this.state === 'isolating') this.enter('idle', 0);
   }
 
   /**
    * flush() or stop() asks: a backoff or a read-back's wait ends now (a read-back made early decides
-   * "stored" or "undecided", never "not stored"); a firm wait stays, but for `evenFirm` (stop() while
-   * paused tries once at once).
+   * "stored" or "undecided", never "not stored": `settledAt` stays); a firm wait stays, but for
+   * `evenFirm` (stop() while paused tries once at once).
    */
   hurry(now: number, evenFirm: boolean): void {
     if ((evenFirm || !this.firm) && this.at > now) this.at = now;
   }
 
-  private enter(state: number, count: number): void {
-    if (state !== PAUSED) this.authRefused = false;
+  /** Applies `rule` to what came back: the one change of the head after an answer. */
+  apply(rule: Rule, came: Came, t: Timing): Decision {
+    const from = this.state;
+    const n = came.n;
+    // Only a read made once the service had time to finish can rule the batch out (hole 1 of issue 22).
+    if (came.outcome === 'read not stored' && !this.settled(t.now)) throw new Error('delivery: a read-back made before ' + this.settledAt + ' decided "not stored"');
+    if (rule.attempt === 'reset') {
+      this.attempt = 0;
+      this.failingSince = -1;
+    } else if (rule.fails && this.failingSince < 0) {
+      this.failingSince = t.now;
+    }
+    let at = t.now;
+    if (rule.wait === 'backoff' || rule.wait === 'retry-after') {
+      // The ceiling doubles per attempt, but never passes how long the failing has lasted: after an
+      // outage of N s the next try comes within max(base, min(cap, N)) of its end (docs/architecture.md).
+      const lasted = Math.max(t.backoffBaseMs, t.now - this.failingSince);
+      at += backoffDelay(this.attempt, t.backoffBaseMs, Math.min(t.backoffCapMs, lasted), () => t.draw);
+      if (rule.wait === 'retry-after') at = Math.max(at, t.now + Math.min(came.retryAfterMs, MAX_RETRY_AFTER_MS));
+    } else if (rule.wait === 'settle') {
+      at += t.settleMs;
+    } else if (rule.wait === 'auth') {
+      at += t.authRetryMs;
+    }
+    if (rule.attempt === 'raise') this.attempt++;
+    const before = this.why;
+    this.why = came.outcome;
+    if (rule.step !== 'acknowledge' && rule.step !== 'isolate' && rule.step !== 'gone') this.retrying = true;
+    const step: Step = rule.step;
+    switch (step) {
+      case 'acknowledge':
+        this.queue.shift(n);
+        // A prefix before the refused element went through: it is in the rest.
+        if (rule.to === 'isolating' && this.count > n) {
+          this.count -= n;
+          if (this.bad > 0) this.bad -= n;
+        } else {
+          this.enter('idle', 0);
+        }
+        this.at = 0;
+        this.retrying = false;
+        return { step, rule, came, from };
+      case 'gone':
+        // The resource's samples wait while it is looked up (vanished.ts); the rest goes on.
+        this.enter('idle', 0);
+        this.at = 0;
+        return { step, rule, came, from };
+      case 'isolate': {
+        const named = came.outcome !== 'refused unnamed';
+        if (named && !(came.element >= 0 && came.element < n)) throw new Error('delivery: element ' + came.element + ' refused in a batch of ' + n);
+        this.enter('isolating', named ? came.element + 1 : n);
+        this.bad = named ? came.element : -1;
+        this.reason = came.reason;
+        this.at = 0;
+        return { step, rule, came, from };
+      }
+      case 'halve':
+        this.limit = Math.max(1, Math.floor(n / 2));
+        this.wait(rule.to, at, false);
+        return { step, rule, came, from, limit: this.limit };
+      case 'read back':
+        this.enter('unknown', n);
+        this.settledAt = at;
+        // stop() does not wait out the read-back's window; what the early read cannot decide goes again, counted.
+        this.at = t.draining ? t.now : at;
+        return { step, rule, came, from, at: this.at };
+      case 'read again':
+        this.at = at;
+        return { step, rule, came, from, at };
+      case 'pause':
+        this.enter('paused', 0);
+        this.at = at;
+        this.firm = true;
+        return { step, rule, came, from, at, again: before === came.outcome };
+      default:
+        // back off, send again: an isolation goes on after the wait; anything else starts over.
+        this.wait(from === 'isolating' && rule.to === 'isolating' ? 'isolating' : 'idle', at, rule.wait === 'retry-after');
+        return { step, rule, came, from, at };
+    }
+  }
+
+  private wait(to: State, at: number, firm: boolean): void {
+    if (to !== 'isolating') this.enter('idle', 0);
+    this.at = at;
+    this.firm = firm;
+  }
+
+  private enter(state: State, count: number): void {
     this.state = state;
     this.count = count;
     this.bad = -1;

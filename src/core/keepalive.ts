@@ -1,7 +1,8 @@
 // Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
 // request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
 // for a keep-alive interval, this makes one authenticated read of every resource (operation 2).
-import type { Host, TimerHandle } from './host';
+import type { Host } from './host';
+import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
@@ -10,13 +11,7 @@ import { errorText } from './errors';
 export class KeepAlive implements Job {
   wanted = false;
   private lastPresenceAt_ = 0;
-  private timer_: TimerHandle | null = null;
-  private running_ = false;
-  private readonly onTimer_ = (): void => {
-    this.timer_ = null;
-    if (this.host_.now() - this.lastPresenceAt_ >= this.intervalMs_) this.want_();
-    else this.arm_();
-  };
+  private readonly alarm_: Alarm;
 
   constructor(
     private readonly host_: Host,
@@ -26,18 +21,21 @@ export class KeepAlive implements Job {
     private readonly report_: (level: 'warn', message: string) => void,
     private readonly want_: () => void,
     public intervalMs_: number,
-  ) {}
+  ) {
+    this.alarm_ = new Alarm(host_, () => {
+      if (this.host_.now() - this.lastPresenceAt_ >= this.intervalMs_) this.want_();
+      else this.arm_();
+    });
+  }
 
   begin_(): void {
-    this.running_ = true;
+    this.alarm_.begin();
     this.lastPresenceAt_ = this.host_.now();
     this.arm_();
   }
 
   end_(): void {
-    this.running_ = false;
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    this.timer_ = null;
+    this.alarm_.end();
   }
 
   /** Something non-silent and authenticated reached the service. */
@@ -46,7 +44,7 @@ export class KeepAlive implements Job {
   }
 
   async run(): Promise<void> {
-    if (!this.running_) return;
+    if (!this.alarm_.running) return;
     try {
       await this.client_.getResources(this.ids_);
       this.seen_();
@@ -60,9 +58,7 @@ export class KeepAlive implements Job {
   }
 
   private arm_(): void {
-    if (!this.running_ || this.ids_.length === 0) return;
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    const wait = Math.max(0, this.lastPresenceAt_ + this.intervalMs_ - this.host_.now());
-    this.timer_ = this.host_.setTimer(wait, this.onTimer_);
+    if (!this.alarm_.running || this.ids_.length === 0) return;
+    this.alarm_.set(this.lastPresenceAt_ + this.intervalMs_, this.host_.now());
   }
 }

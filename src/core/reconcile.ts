@@ -17,22 +17,24 @@
 // and when, is the head's (head.ts); this module keeps the baselines and judges.
 import type { FeedClient } from './client';
 import type { SampleQueue } from './queue';
-import { NOT_STORED, STORED, UNDECIDED } from './decide';
+import { NOT_STORED, STORED, UNDECIDED } from './outcomes';
 import { rawData } from './validate';
 import type { CreatedFeed, Feed, Resource } from './wire';
 
 export class Reconciler {
   /** False once the service answered in the `{success, failed}` form: it may store part of a batch. */
   private atomic = true;
-  /** While a batch's outcome is unknown its baselines stay what they were before the request. */
-  private frozen = false;
   /** The resources only this agent writes. */
   private readonly ids: Uint32Array;
   /** Per resource of `ids`: the newest id_resource_feed the agent has seen; 0 for none, -1 while unknown. */
   private readonly lastIds: Float64Array;
 
-  /** `ids`: the resources only this agent writes (none: reconciliation is off, every batch whose outcome is unknown is sent again unread). */
-  constructor(ids: readonly number[]) {
+  /**
+   * `ids`: the resources only this agent writes (none: reconciliation is off, every batch whose outcome
+   * is unknown is sent again unread). `pending`: a batch's outcome is unknown (the head's state), so its
+   * baselines stay what they were before its request.
+   */
+  constructor(ids: readonly number[], private readonly pending: () => boolean) {
     this.ids = new Uint32Array(ids);
     this.lastIds = new Float64Array(ids.length).fill(-1);
   }
@@ -55,20 +57,10 @@ export class Reconciler {
     return true;
   }
 
-  /** The first queued samples' outcome is unknown: the baselines stay as they are until `check` or `thaw`. */
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  /** The batch is given up (sent again undecided): baselines move on again. */
-  thaw(): void {
-    this.frozen = false;
-  }
-
   /**
    * Reads the first `n` queued samples' resources back (operation 6, silent) and decides what became of
    * them; `settled`: the service has had time to finish the request, so "nothing new" means "not stored".
-   * Rejects with the read's error, the baselines still frozen.
+   * Rejects with the read's error, the baselines as they were.
    */
   async check(client: FeedClient, queue: SampleQueue, n: number, settled: boolean): Promise<number> {
     // The batch's resources by their last element, newest first, and where that element is.
@@ -81,7 +73,6 @@ export class Reconciler {
       at.push(p);
     }
     const feeds = await client.lastFeeds(ids, { silent: true });
-    this.frozen = false;
     return this.verdict(ids, at, feeds, queue, settled);
   }
 
@@ -109,6 +100,6 @@ export class Reconciler {
 
   private saw(resource: number, id: number): void {
     const i = this.ids.indexOf(resource);
-    if (i >= 0 && !this.frozen && id > this.lastIds[i]) this.lastIds[i] = id;
+    if (i >= 0 && id > this.lastIds[i] && !this.pending()) this.lastIds[i] = id;
   }
 }

@@ -1,7 +1,8 @@
 // Reads the sensors on schedule. Each sensor's k-th reading is due at start + k·every on the monotonic
 // clock, so periods do not drift however long a read or a timer takes; a tick missed by more than a
 // period is skipped, not made up in a burst. One host timer serves every sensor.
-import type { Host, SampleValue, TimerHandle } from './host';
+import type { Host, SampleValue } from './host';
+import { Alarm } from './alarm';
 import type { SensorConfig } from './config';
 
 /** Receives a reading (or the reason there is none) for sensor `index`. */
@@ -17,12 +18,7 @@ export class Sampler {
   private readonly k_: Float64Array;
   /** 1 while an asynchronous read has not settled: the sensor's next tick is skipped rather than piled up. */
   private readonly busy_: Uint8Array;
-  private timer_: TimerHandle | null = null;
-  private running_ = false;
-  private readonly onTimer_ = (): void => {
-    this.timer_ = null;
-    this.tick_();
-  };
+  private readonly alarm_: Alarm;
 
   constructor(
     private readonly host_: Host,
@@ -35,12 +31,13 @@ export class Sampler {
     this.k_ = new Float64Array(n);
     this.busy_ = new Uint8Array(n);
     for (let i = 0; i < n; i++) this.period_[i] = sensors_[i].every;
+    this.alarm_ = new Alarm(host_, () => this.tick_());
   }
 
   /** The first reading of every sensor is taken at once. */
   begin_(): void {
-    if (this.running_) return;
-    this.running_ = true;
+    if (this.alarm_.running) return;
+    this.alarm_.begin();
     const now = this.host_.now();
     this.start_.fill(now);
     this.k_.fill(0);
@@ -48,13 +45,11 @@ export class Sampler {
   }
 
   end_(): void {
-    this.running_ = false;
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    this.timer_ = null;
+    this.alarm_.end();
   }
 
   private tick_(): void {
-    if (!this.running_) return;
+    if (!this.alarm_.running) return;
     const now = this.host_.now();
     let next = Infinity;
     for (let i = 0; i < this.sensors_.length; i++) {
@@ -67,7 +62,7 @@ export class Sampler {
       }
       if (due < next) next = due;
     }
-    if (next !== Infinity && this.running_) this.timer_ = this.host_.setTimer(next - now, this.onTimer_);
+    if (next !== Infinity && this.alarm_.running) this.alarm_.set(next, now);
   }
 
   private read_(i: number): void {
@@ -84,11 +79,11 @@ export class Sampler {
       value.then(
         (v) => {
           this.busy_[i] = 0;
-          if (this.running_) this.sink_.sample_(i, v);
+          if (this.alarm_.running) this.sink_.sample_(i, v);
         },
         (e) => {
           this.busy_[i] = 0;
-          if (this.running_) this.sink_.readFailed_(i, e);
+          if (this.alarm_.running) this.sink_.readFailed_(i, e);
         },
       );
       return;

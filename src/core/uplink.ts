@@ -1,11 +1,14 @@
 // Sends the queue through operation 4. What is known about the batch at the head of the queue is the
-// head's (head.ts); what to do after every answer is decided by one pure function (decide.ts); this is
-// the mechanism between them: one timer, the lane, flush()'s waiters and stop()'s drain. A batch leaves
-// the queue only when the service acknowledged it, when a read-back showed it stored, or when one bad
-// element is isolated and set aside; everything else stays and is tried again. Delivery is
-// at-least-once: only a request whose outcome is unknown can lead to a duplicate; such a batch is read
-// back before it is sent again (reconcile.ts), and what that cannot decide is counted as unresolved.
-import type { Host, SampleValue, TimerHandle } from './host';
+// head's (head.ts), and every change to it after an answer follows one rule of RULES (rules.ts); this is
+// the mechanism around them: it names what came back (outcomes.ts), hands the rule to the head, and
+// carries out the decision the head returns (counts, reports, set-asides), with one timer, the lane,
+// flush()'s waiters and stop()'s drain. A batch leaves the queue only when the service acknowledged it,
+// when a read-back showed it stored, or when one bad element is isolated and set aside; everything else
+// stays and is tried again. Delivery is at-least-once: only a request whose outcome is unknown can lead
+// to a duplicate; such a batch is read back before it is sent again (reconcile.ts), and what that cannot
+// decide is counted as unresolved.
+import type { Host, SampleValue } from './host';
+import { Alarm } from './alarm';
 import type { UplinkConfig } from './config';
 import { settleMs } from './config';
 import type { BatchOutcome, FeedClient } from './client';
@@ -13,12 +16,12 @@ import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { SampleQueue } from './queue';
 import { FeedError, errorText } from './errors';
-import { backoffDelay } from './backoff';
 import type { Reconciler } from './reconcile';
 import type { Vanished } from './vanished';
 import { Head } from './head';
-import type { Came, Decision, Timing } from './decide';
-import { ACKNOWLEDGE, BISECT, GONE, HALVE, IDLE, ISOLATING, PAUSE, PAUSED, READ_BACK, SEND_AGAIN, SET_ASIDE, UNDECIDED, UNKNOWN, decide } from './decide';
+import type { Came, Decision, Timing } from './head';
+import { batchOutcome, readOutcome } from './outcomes';
+import { ruleFor } from './rules';
 
 export interface UplinkEvents {
   /** A sample left the queue without being stored; `quiet`: the reason was reported once already. */
@@ -27,79 +30,102 @@ export interface UplinkEvents {
   departed(): void;
   /** A non-silent authenticated request reached the service. */
   presence(): void;
-  /** A request failed (`true`; storage that writes when needed writes from now on) or one was acknowledged. */
-  failing(failing: boolean): void;
-  report(level: 'warn' | 'error' | 'info', message: string): void;
+  report(level: 'warn' | 'error' | 'info' | 'debug', message: string): void;
+}
+
+/** What the uplink works with. */
+export interface UplinkParts {
+  host: Host;
+  client: FeedClient;
+  queue: SampleQueue;
+  settings: UplinkConfig;
+  counters: Counters;
+  random: () => number;
+  events: UplinkEvents;
+  /** Asks the lane for a turn. */
+  want: () => void;
+  reconciler: Reconciler;
+  vanished: Vanished;
 }
 
 export class Uplink implements Job {
   wanted = false;
-  private readonly head: Head;
-  /** Current batch size: the configured one, halved by every 413. */
-  private limit: number;
+  // Read-only here: the head changes only through its own methods (apply, send, hurry, ...).
+  private readonly head: Readonly<Head>;
+  private readonly host: Host;
+  private readonly client: FeedClient;
+  private readonly queue: SampleQueue;
+  private readonly settings: UplinkConfig;
+  private readonly counters: Counters;
+  private readonly random: () => number;
+  private readonly events: UplinkEvents;
+  private readonly want: () => void;
+  private readonly reconciler: Reconciler;
+  private readonly vanished: Vanished;
   /** The lane started a run that has not ended: from then until its answer is handled, nothing else is planned. */
   private busy = false;
-  private attempt = 0;
   private lastSendAt: number;
   private readonly settleMs: number;
-  private timer: TimerHandle | null = null;
-  private wakeAt = Infinity;
   /** flush() calls: each resolves once the queue's position passed `target`, or false at a failure. */
   private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
   private draining = false;
   private drained: (() => void) | null = null;
   private idled: (() => void) | null = null;
-  private stopped = false;
   private readonly freshStack = Promise.resolve();
   private readonly resourceAt = (i: number): number => this.queue.resourceAt(i);
   // The timer only wakes the uplink; what is due is decided again. A host's timer may fire a little early
   // by its clock (Node's count whole milliseconds of the event loop's time, `now()` does not), and a
   // read-back made before its wait is over cannot rule a batch out.
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.wakeAt = Infinity;
-    this.schedule();
-  };
+  private readonly alarm: Alarm;
 
-  constructor(
-    private readonly host: Host,
-    private readonly client: FeedClient,
-    private readonly queue: SampleQueue,
-    private readonly settings: UplinkConfig,
-    private readonly counters: Counters,
-    private readonly random: () => number,
-    private readonly events: UplinkEvents,
-    private readonly want: () => void,
-    private readonly reconciler: Reconciler,
-    private readonly vanished: Vanished,
-  ) {
-    this.head = new Head(queue);
-    this.limit = settings.batch;
-    this.lastSendAt = host.now();
-    this.settleMs = settleMs(settings);
+  constructor(parts: UplinkParts) {
+    this.host = parts.host;
+    this.client = parts.client;
+    this.queue = parts.queue;
+    this.settings = parts.settings;
+    this.counters = parts.counters;
+    this.random = parts.random;
+    this.events = parts.events;
+    this.want = parts.want;
+    this.reconciler = parts.reconciler;
+    this.vanished = parts.vanished;
+    this.head = new Head(parts.queue, parts.settings.batch);
+    this.lastSendAt = parts.host.now();
+    this.settleMs = settleMs(parts.settings);
+    this.alarm = new Alarm(parts.host, () => this.schedule());
   }
 
   /** The service refuses the token: nothing is sent until `authRetryMs` passed. */
   get authPaused(): boolean {
-    return this.head.state === PAUSED && this.head.authRefused;
+    return this.head.authRefused;
   }
 
   get batchLimit(): number {
-    return this.limit;
+    return this.head.limit;
+  }
+
+  /** A request failed and none was acknowledged since (storage that writes when needed writes now). */
+  get failing(): boolean {
+    return this.head.retrying;
+  }
+
+  /** A batch's outcome is unknown: the read-back's baselines stay what they were before its request. */
+  get readingBack(): boolean {
+    return this.head.state === 'unknown';
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
   begin(): void {
     const now = this.host.now();
+    this.alarm.begin();
     this.lastSendAt = now;
-    this.head.at = now + Math.floor(this.random() * this.settings.startJitterMs);
+    this.head.start(now + Math.floor(this.random() * this.settings.startJitterMs));
     this.schedule();
   }
 
   /** Stops scheduling; a request in flight still completes (see `whenIdle`). */
   end(): void {
-    this.stopped = true;
-    this.cancelTimer();
+    this.alarm.end();
     this.watch();
     this.draining = false;
     this.settleWaiters(false);
@@ -116,7 +142,7 @@ export class Uplink implements Job {
 
   /** Called after a sample was queued, when `watch` asked for it. */
   queued(): void {
-    if (!this.busy && (this.timer === null || this.queue.length >= this.limit)) this.schedule();
+    if (!this.busy && (!this.alarm.armed || this.queue.length >= this.head.limit)) this.schedule();
   }
 
   /** Resolves true once everything queued now has left the queue; false at the first failure. */
@@ -133,11 +159,11 @@ export class Uplink implements Job {
 
   /**
    * For stop(): resolves once the queue is empty, riding out transient failures with the usual backoff.
-   * A read-back goes at once, and so does one try while the token is refused; refused again, it gives up.
+   * A read-back goes at once, and so does one try while paused; refused again, it gives up.
    */
   drain(): Promise<void> {
     this.draining = true;
-    this.head.hurry(this.host.now(), this.head.state === PAUSED);
+    this.head.hurry(this.host.now(), this.head.state === 'paused');
     return new Promise((resolve) => {
       this.drained = resolve;
       if (!this.busy) this.schedule();
@@ -152,8 +178,8 @@ export class Uplink implements Job {
     // Resumes on a fresh stack: the lane starts this job from whatever queued the sample that filled a
     // batch (a sensor's read, an application's own call), and a send is deep (docs/moddable.md).
     await this.freshStack;
-    if (!this.stopped && this.host.now() >= this.head.at) {
-      if (this.head.state === UNKNOWN) await this.readBack();
+    if (this.alarm.running && this.host.now() >= this.head.at) {
+      if (this.head.state === 'unknown') await this.readBack();
       else await this.sendNext();
     }
     this.busy = false;
@@ -167,7 +193,7 @@ export class Uplink implements Job {
   private async sendNext(): Promise<void> {
     this.setAsideUnsent();
     const n = this.nextCount();
-    if (n === 0 || this.stopped) return;
+    if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n);
     let outcome: BatchOutcome | null = null;
     let error: unknown = null;
@@ -181,117 +207,102 @@ export class Uplink implements Job {
     const e = error instanceof FeedError ? error : null;
     if (outcome === null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
     const readable = e !== null && e.maybeDelivered && this.reconciler.readable(n, this.queue);
-    const came: Came = { answered: outcome !== null, verdict: -1, error: e };
-    this.apply(decide(n, came, { state: this.head.state, readable }, this.timing()), n, outcome, e);
+    // In the `{success, failed}` form the failed ones are set aside, read before the batch leaves the queue.
+    if (outcome !== null) for (const r of outcome.rejected) this.setAsideAt(r.index, r.reason, false);
+    let named = batchOutcome(n, outcome !== null, e, readable);
+    // A 404 makes its resource suspect, read before anything is set aside; found a minute ago, the 404 blames the element.
+    if (named === 'gone' && !this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), (e as FeedError).message)) named = 'refused element';
+    this.carryOut(this.decide(named, n, e), outcome, e);
   }
 
   /** Reads the batch whose outcome is unknown back: it leaves the queue if it was stored, else goes again. */
   private async readBack(): Promise<void> {
     const n = this.head.count;
-    const settled = this.host.now() >= this.head.settledAt;
-    const came: Came = { answered: false, verdict: UNDECIDED, error: null };
+    const settled = this.head.settled(this.host.now());
+    let verdict = -1;
     let error: unknown = null;
     try {
-      came.verdict = await this.reconciler.check(this.client, this.queue, n, settled);
-      came.answered = true;
+      verdict = await this.reconciler.check(this.client, this.queue, n, settled);
     } catch (e) {
       error = e;
-      came.error = e instanceof FeedError ? e : null;
     }
     this.busy = false;
-    if (error !== null && came.error === null) this.events.report('error', 'uplink: ' + errorText(error));
-    this.apply(decide(n, came, { state: UNKNOWN, readable: true }, this.timing()), n, null, came.error);
+    const e = error instanceof FeedError ? error : null;
+    if (error !== null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
+    this.carryOut(this.decide(readOutcome(error === null, verdict, e, settled), n, e), null, e);
   }
 
-  private timing(): Timing {
+  /** The head applies the rule for what came back. */
+  private decide(outcome: Came['outcome'], n: number, e: FeedError | null): Decision {
     const s = this.settings;
-    return {
+    const came: Came = e === null
+      ? { outcome, n, element: -1, retryAfterMs: -1, reason: '' }
+      // A 413 for a batch of one refuses its element 0, which names no index.
+      : { outcome, n, element: Math.max(0, e.elementIndex), retryAfterMs: e.retryAfterMs, reason: e.message };
+    const timing: Timing = {
       now: this.host.now(),
-      backoffMs: backoffDelay(this.attempt, s.backoffBaseMs, s.backoffCapMs, this.random),
+      draw: this.random(),
+      backoffBaseMs: s.backoffBaseMs,
+      backoffCapMs: s.backoffCapMs,
       settleMs: this.settleMs,
       authRetryMs: s.authRetryMs,
+      draining: this.draining,
     };
+    return this.head.apply(ruleFor(this.head.state, outcome), came, timing);
   }
 
-  /** Carries a decision out: counts, reports, and moves the head. `n`: the samples the request carried. */
-  private apply(d: Decision, n: number, outcome: BatchOutcome | null, e: FeedError | null): void {
-    const readingBack = this.head.state === UNKNOWN;
+  /** Carries a decision out: counts, reports, set-asides; the head has moved already. */
+  private carryOut(d: Decision, outcome: BatchOutcome | null, e: FeedError | null): void {
+    const { rule, came } = d;
+    const readBack = d.from === 'unknown';
+    const n = came.n;
     const message = e === null ? '' : e.message;
     if (e !== null) this.counters.lastError = message;
-    switch (d.kind) {
-      case ACKNOWLEDGE:
-        if (readingBack) this.reconciled(n);
+    if (rule.ambiguous) this.counters.ambiguous += n;
+    if (rule.unresolved) this.counters.unresolved += n;
+    if (rule.retry) this.counters.retries++;
+    switch (d.step) {
+      case 'acknowledge':
+        if (readBack) this.reconciled(n);
         else this.delivered(n, outcome as BatchOutcome);
-        return;
-      case SET_ASIDE:
-      case BISECT:
-        this.head.isolate(d.kind === BISECT ? -1 : d.n, d.n, message);
-        return;
-      case GONE:
-        this.vanished.mark(this.queue.resourceAt(d.n), message);
-        this.head.isolate(d.n, d.n, message);
-        return;
-      case HALVE:
-        this.limit = d.n;
-        this.events.report('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + d.n);
-        this.head.wait(this.host.now(), false);
-        return;
-      case PAUSE:
-        this.head.pause(d.at, d.n === 1);
-        this.events.report('error', 'uplink paused: ' + message);
-        this.failed(true);
+        break;
+      case 'gone':
+      case 'isolate':
+        break;
+      case 'halve':
+        this.events.report('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + d.limit);
+        break;
+      case 'pause':
+        // A redirect is said once, naming its Location; the tries every `authRetryMs` after it say nothing new.
+        this.events.report(came.outcome === 'redirected' && d.again ? 'debug' : 'error', 'uplink paused: ' + message);
         // stop() tried once at once: the service still refuses, so what is queued stays (in durable storage, if any).
         if (this.draining) this.finishDrain();
-        return;
-      case SEND_AGAIN:
-        if (d.unresolved) this.counters.unresolved += n;
-        this.events.report(d.unresolved ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' + (d.unresolved
+        break;
+      case 'send again':
+        this.events.report(rule.unresolved ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' + (rule.unresolved
           ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
-        this.head.wait(d.at, false);
-        return;
+        break;
+      default:
+        // read back, read again, back off
+        if (readBack) {
+          this.events.report('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
+            (d.step === 'read again' ? 'trying again: ' : 'sending them again: ') + (e === null ? 'a fault of the host' : message));
+        } else if (e !== null) {
+          this.events.report('warn', 'uplink: ' + message + (!rule.ambiguous ? '' : d.step === 'read back'
+            ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
+            : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
+        }
     }
-    // A transient failure: BACK_OFF or READ_BACK.
-    this.attempt++;
-    if (e !== null) this.counters.retries++;
-    if (readingBack) {
-      this.events.report('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
-        (d.kind === READ_BACK ? 'trying again: ' : 'sending them again: ') + (e === null ? 'a fault of the host' : message));
-      if (d.kind === READ_BACK) this.head.readAgainAt(d.at);
-      else this.giveUpReadBack(n, d);
-    } else {
-      const unknown = e !== null && e.maybeDelivered;
-      if (unknown) this.counters.ambiguous += n;
-      if (d.unresolved) this.counters.unresolved += n;
-      if (e !== null) {
-        this.events.report('warn', 'uplink: ' + message + (!unknown ? '' : d.kind === READ_BACK
-          ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
-          : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
-      }
-      if (d.kind === READ_BACK) {
-        this.reconciler.freeze();
-        // stop() does not wait out a read-back's window: what an early read cannot decide goes again, counted.
-        this.head.unknown(n, this.draining ? Math.min(d.at, this.host.now()) : d.at);
-      } else {
-        this.head.wait(d.at, d.firm);
-      }
-    }
-    this.failed(!this.draining);
+    if (rule.fails && (d.step === 'pause' || !this.draining)) this.settleWaiters(false);
   }
 
-  private giveUpReadBack(n: number, d: Decision): void {
-    this.reconciler.thaw();
-    this.counters.unresolved += n;
-    this.head.wait(d.at, d.firm);
-  }
-
-  /** The service stored the batch; in the `{success, failed}` form the failed ones are set aside. */
+  /** The service stored the batch (its refused elements were set aside already). */
   private delivered(n: number, outcome: BatchOutcome): void {
-    for (const r of outcome.rejected) this.setAsideAt(r.index, r.reason, false);
     this.counters.sent += n - outcome.rejected.length;
     this.counters.batches++;
     this.reconciler.created(outcome.feeds, outcome.partial);
     this.events.presence();
-    this.acknowledged(n);
+    this.left(n);
   }
 
   /** The read-back showed the batch stored. */
@@ -299,28 +310,26 @@ export class Uplink implements Job {
     this.counters.reconciled += n;
     this.counters.sent += n;
     this.events.report('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
-    this.acknowledged(n);
-  }
-
-  private acknowledged(n: number): void {
-    this.head.acknowledge(n);
-    this.attempt = 0;
-    this.events.failing(false);
     this.left(n);
   }
 
-  /** A request failed: flush() says so, but not to stop(), which rides it out. */
-  private failed(settle: boolean): void {
-    this.events.failing(true);
-    if (settle) this.settleWaiters(false);
+  /** How many samples the next request carries: the head's count, short of a suspect or gone resource's sample. */
+  private nextCount(): number {
+    const n = this.head.nextCount();
+    if (this.vanished.count === 0 || this.head.state === 'isolating') return n;
+    for (let i = 0; i < n; i++) if (this.vanished.holds(this.queue.resourceAt(i))) return i;
+    return n;
   }
 
-  /** How many samples the next request carries: the head's count, short of a gone resource's sample. */
-  private nextCount(): number {
-    const n = this.head.nextCount(this.limit);
-    if (this.vanished.count === 0 || this.head.state === ISOLATING) return n;
-    for (let i = 1; i < n; i++) if (this.vanished.has(this.queue.resourceAt(i))) return i;
-    return n;
+  /** The sample at the head waits while its resource is looked up after a 404: nothing is due until then. */
+  private held(): boolean {
+    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.holds(this.queue.resourceAt(0)) &&
+      !this.vanished.has(this.queue.resourceAt(0));
+  }
+
+  /** A suspect resource was found or confirmed gone: its held samples go on. */
+  changed(): void {
+    if (!this.busy) this.schedule();
   }
 
   /** Sets aside, without a request, the refused sample isolation pinned down and the samples of gone resources at the head. */
@@ -328,7 +337,7 @@ export class Uplink implements Job {
     for (;;) {
       if (this.head.pinned) {
         this.setAsideAt(0, this.head.reason, false);
-      } else if (this.vanished.count > 0 && this.head.state === IDLE && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
+      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
         this.setAsideAt(0, 'resource ' + this.queue.resourceAt(0) + ' is gone', true);
       } else {
         return;
@@ -374,30 +383,32 @@ export class Uplink implements Job {
   }
 
   private plan(): void {
-    if (this.busy || this.stopped) return;
+    if (this.busy || !this.alarm.running) return;
     if (this.queue.length === 0) {
-      this.cancelTimer();
+      this.alarm.cancel();
       this.settleWaiters(true);
       this.finishDrain();
       return;
     }
+    if (this.held()) {
+      this.alarm.cancel();
+      return;
+    }
     const now = this.host.now();
     const s = this.settings;
-    const urgent = this.head.state !== IDLE || this.head.retrying || this.queue.length >= this.limit || this.waiters.length > 0 || this.draining;
+    const urgent = this.head.state !== 'idle' || this.head.retrying || this.queue.length >= this.head.limit || this.waiters.length > 0 || this.draining;
     let at = urgent ? now : Math.min(this.lastSendAt + s.flushMs, this.queue.oldestAt() + s.maxLatencyMs);
     at = Math.max(at, this.head.at);
     if (at <= now) {
       this.fire();
       return;
     }
-    if (this.timer !== null && this.wakeAt <= at) return;
-    this.cancelTimer();
-    this.wakeAt = at;
-    this.timer = this.host.setTimer(at - now, this.onTimer);
+    if (this.alarm.armed && this.alarm.dueAt <= at) return;
+    this.alarm.set(at, now);
   }
 
   private fire(): void {
-    this.cancelTimer();
+    this.alarm.cancel();
     this.want();
     this.watch();
   }
@@ -408,12 +419,6 @@ export class Uplink implements Job {
    * runs, none while a run is under way (its answer reschedules).
    */
   private watch(): void {
-    this.queue.wake(this.busy || this.stopped ? Infinity : this.timer === null ? 1 : this.limit);
-  }
-
-  private cancelTimer(): void {
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
-    this.wakeAt = Infinity;
+    this.queue.wake(this.busy || !this.alarm.running ? Infinity : this.alarm.armed ? this.head.limit : 1);
   }
 }

@@ -1,9 +1,13 @@
-// Resources the service says are gone: an operation-4 answer `404 element i: resource N not found`. A
-// gone resource's new samples are set aside at intake, without a request (counted in `setAside`, given to
-// `onSetAside`, reported once here rather than per sample); its queued ones are set aside when they reach
-// the head of the queue. It is looked up again (operation 1, silent) a minute later, then less and less
-// often, up to once an hour, so that it comes back when the platform restores it.
-import type { Host, TimerHandle } from './host';
+// Resources the service says are gone: an operation-4 answer `404 element i: resource N not found`.
+// A 404 can be the platform's passing mistake, so it only makes the resource suspect: its samples are
+// held in the queue (none is sent, none thrown away) while it is read at once (operation 1, silent).
+// Answered 404 too, it is gone: its new samples are set aside at intake, without a request (counted in
+// `setAside` and per resource, given to `onSetAside`, reported once here rather than per sample), and its
+// queued ones when they reach the head of the queue. It is looked up again a minute later, then less and
+// less often, up to once an hour, so that it comes back when the platform restores it. Found, its
+// samples go again; a 404 for it soon after that is a refusal of the one element, not of the resource.
+import type { Host } from './host';
+import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Job } from './lane';
 import type { Resources } from './resources';
@@ -11,19 +15,20 @@ import { FeedError, errorText } from './errors';
 
 const FIRST_LOOKUP_MS = 60_000;
 const MAX_LOOKUP_MS = 3_600_000;
+/** While a suspect's lookup fails (not with a 404), it is tried again after this, doubling up to FIRST_LOOKUP_MS. */
+const RETRY_SUSPECT_MS = 5_000;
 
 export class Vanished implements Job {
   wanted = false;
-  /** The gone resources, and per resource its lookups so far and when it is looked up next. */
+  /** The suspect and gone resources, and per resource: gone (confirmed), lookups so far, the next one's time. */
   private readonly ids: number[] = [];
+  private readonly confirmed: boolean[] = [];
   private readonly attempts: number[] = [];
   private readonly nextAt: number[] = [];
-  private timer: TimerHandle | null = null;
-  private running = false;
-  private readonly onTimer = (): void => {
-    this.timer = null;
-    this.want();
-  };
+  /** Resources a lookup found after a 404, and when: a 404 for them in the next minute blames the element. */
+  private readonly found: number[] = [];
+  private readonly foundAt: number[] = [];
+  private readonly alarm: Alarm;
 
   constructor(
     private readonly host: Host,
@@ -31,69 +36,108 @@ export class Vanished implements Job {
     private readonly resources: Resources,
     private readonly report: (level: 'warn' | 'info', message: string) => void,
     private readonly want: () => void,
-  ) {}
+    /** A suspect was found or confirmed gone: the uplink looks at its held samples again. */
+    private readonly changed: () => void,
+  ) {
+    this.alarm = new Alarm(host, want);
+  }
 
-  /** How many resources are gone now: the uplink looks for their samples at the head only while some are. */
+  /** How many resources are suspect or gone now: the uplink looks for their samples only while some are. */
   get count(): number {
     return this.ids.length;
   }
 
+  /** Gone, confirmed: its samples are set aside. */
   has(resource: number): boolean {
     return this.resources.byId[resource]?.gone === true;
   }
 
+  /** Suspect or gone: its samples are not sent. */
+  holds(resource: number): boolean {
+    return this.ids.indexOf(resource) >= 0;
+  }
+
   begin(): void {
-    this.running = true;
+    this.alarm.begin();
     this.arm();
   }
 
   end(): void {
-    this.running = false;
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
+    this.alarm.end();
   }
 
-  /** The service said `resource` is gone (`reason`). */
-  mark(resource: number, reason: string): void {
-    if (this.has(resource) || this.resources.byId[resource] === undefined) return;
-    this.resources.setGone(resource, true);
+  /**
+   * The service said `resource` is gone (`reason`): it is read before anything is set aside. False when
+   * a lookup found it within the last minute (or it is not the agent's): the 404 then blames the element.
+   */
+  suspect(resource: number, reason: string): boolean {
+    if (this.holds(resource)) return true;
+    if (this.resources.byId[resource] === undefined) return false;
+    const f = this.found.indexOf(resource);
+    if (f >= 0 && this.host.now() - this.foundAt[f] < FIRST_LOOKUP_MS) return false;
     this.ids.push(resource);
+    this.confirmed.push(false);
     this.attempts.push(0);
-    this.nextAt.push(this.host.now() + FIRST_LOOKUP_MS);
-    this.report('warn', 'resource ' + resource + ' is gone (' + reason + '): its samples are set aside until it is back; looking it up again in ' +
-      FIRST_LOOKUP_MS / 1000 + ' s');
-    this.arm();
+    this.nextAt.push(this.host.now());
+    this.report('warn', 'resource ' + resource + ' may be gone (' + reason + '): its samples wait while it is looked up');
+    // Due now: the lane's next turn, without a timer.
+    this.want();
+    return true;
   }
 
-  /** Looks up every gone resource whose time has come, one request each. */
+  /** Looks up every suspect or gone resource whose time has come, one request each. */
   async run(): Promise<void> {
-    for (let k = 0; k < this.ids.length && this.running; k++) {
+    for (let k = 0; k < this.ids.length && this.alarm.running; k++) {
       if (this.nextAt[k] > this.host.now()) continue;
       const id = this.ids[k];
       try {
         await this.client.getResource(id, { silent: true });
       } catch (e) {
-        const wait = Math.min(MAX_LOOKUP_MS, FIRST_LOOKUP_MS * Math.pow(2, Math.min(++this.attempts[k], 16)));
-        this.nextAt[k] = this.host.now() + wait;
-        if (!(e instanceof FeedError && e.status === 404)) this.report('warn', 'looking up resource ' + id + ' again: ' + errorText(e));
+        this.failed(k, id, e);
         continue;
       }
+      const wasGone = this.confirmed[k];
       this.resources.setGone(id, false);
       this.ids.splice(k, 1);
+      this.confirmed.splice(k, 1);
       this.attempts.splice(k, 1);
       this.nextAt.splice(k, 1);
       k--;
-      this.report('info', 'resource ' + id + ' is back: its samples are queued again');
+      const f = this.found.indexOf(id);
+      if (f >= 0) {
+        this.foundAt[f] = this.host.now();
+      } else {
+        this.found.push(id);
+        this.foundAt.push(this.host.now());
+      }
+      this.report('info', 'resource ' + id + (wasGone ? ' is back' : ' exists after all') + ': its samples are queued again');
+      this.changed();
     }
     this.arm();
   }
 
+  private failed(k: number, id: number, e: unknown): void {
+    const gone = e instanceof FeedError && e.status === 404;
+    if (gone && !this.confirmed[k]) {
+      this.confirmed[k] = true;
+      this.resources.setGone(id, true);
+      this.nextAt[k] = this.host.now() + FIRST_LOOKUP_MS;
+      this.report('warn', 'resource ' + id + ' is gone: its samples are set aside until it is back; looking it up again in ' + FIRST_LOOKUP_MS / 1000 + ' s');
+      this.changed();
+      return;
+    }
+    const n = ++this.attempts[k];
+    this.nextAt[k] = this.host.now() + (this.confirmed[k]
+      ? Math.min(MAX_LOOKUP_MS, FIRST_LOOKUP_MS * Math.pow(2, Math.min(n, 16)))
+      : Math.min(FIRST_LOOKUP_MS, RETRY_SUSPECT_MS * Math.pow(2, Math.min(n - 1, 16))));
+    if (!gone) this.report('warn', 'looking up resource ' + id + ' again: ' + errorText(e));
+  }
+
   private arm(): void {
-    if (this.timer !== null) this.host.clearTimer(this.timer);
-    this.timer = null;
-    if (!this.running || this.ids.length === 0) return;
+    this.alarm.cancel();
+    if (!this.alarm.running || this.ids.length === 0) return;
     let next = Infinity;
     for (const at of this.nextAt) if (at < next) next = at;
-    this.timer = this.host.setTimer(Math.max(0, next - this.host.now()), this.onTimer);
+    this.alarm.set(next, this.host.now());
   }
 }

@@ -109,10 +109,11 @@ export function statusLine(s: Status): string {
 
 /**
  * A fleet's counts as one: every count and queue size added up, paused when any device is, the first
- * device's last error that there is, the oldest sample of any device and the smallest batch limit.
+ * device's last error that there is, the oldest sample of any device and the smallest batch limit; the
+ * set-asides per resource added up.
  */
 export function sumStats(all: readonly AgentStats[]): AgentStats {
-  const sum = { ...all[0] };
+  const sum = { ...all[0], setAsideBy: { ...all[0].setAsideBy } };
   for (let i = 1; i < all.length; i++) {
     const s = all[i];
     for (const key of Object.keys(s) as (keyof AgentStats)[]) {
@@ -124,6 +125,7 @@ export function sumStats(all: readonly AgentStats[]): AgentStats {
     // Not a spread over the fleet: a hundred thousand arguments can overflow the stack.
     sum.oldestAgeMs = Math.max(sum.oldestAgeMs, s.oldestAgeMs);
     sum.batchLimit = Math.min(sum.batchLimit, s.batchLimit);
+    for (const id in s.setAsideBy) sum.setAsideBy[id] = (sum.setAsideBy[id] ?? 0) + s.setAsideBy[id];
   }
   return sum;
 }

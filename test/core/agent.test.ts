@@ -226,6 +226,22 @@ describe('failures', () => {
     expect(service.stored(1)).toEqual(Array.from({ length: 100 }, (_, i) => i));
   });
 
+  it('sets aside a single sample the service finds too large (413), and the rest flows', async () => {
+    const { agent, service, clock, setAside } = setup({}, { batch: 4 });
+    service.maxElements = 0;
+    await agent.start();
+    fill(agent, 1);
+    void agent.flush();
+    await clock.advance(0);
+    service.maxElements = 1000;
+    fill(agent, 3, 1, 1);
+    void agent.flush();
+    await clock.advance(1_000);
+    expect(setAside.map((s) => s.value)).toEqual([0]);
+    expect(service.stored(1)).toEqual([1, 2, 3]);
+    expect(agent.stats().queued).toBe(0);
+  });
+
   it('pauses on 401, keeps every sample, and recovers when the token is accepted again', async () => {
     const { agent, service, clock } = setup({}, { authRetryMs: 60_000 });
     await agent.start();

@@ -210,13 +210,16 @@ describe('a resource that disappears', () => {
     await clock.advance(2_000);
     expect(setAside.map((s) => s.value)).toEqual([1]);
     const lookups = () => service.requests.filter((r) => r.url.endsWith('/resource/1?silent=true')).map((r) => r.at);
-    await clock.advance(60_000);
+    // Operation 1 confirmed the 404 before the sample was set aside; then a minute, then twice as long.
     expect(lookups()).toHaveLength(1);
-    await clock.advance(120_000);
+    expect(agent.stats().setAsideBy).toEqual({ 1: 1 });
+    await clock.advance(60_000);
     expect(lookups()).toHaveLength(2);
+    await clock.advance(120_000);
+    expect(lookups()).toHaveLength(3);
     service.resources.unshift(...removed);
     await clock.advance(240_000);
-    expect(lookups()).toHaveLength(3);
+    expect(lookups()).toHaveLength(4);
     expect(agent.record(1, 2)).toBe(true);
     await clock.advance(2_000);
     expect(service.stored(1)).toEqual([2]);

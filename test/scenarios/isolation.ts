@@ -69,4 +69,26 @@ export const isolationScenarios: Scenario[] = [
       await settle(ctx, agent.stop());
     },
   },
+  {
+    // A 404 for an element may be the platform's passing mistake: before any reading is thrown away, the
+    // resource is read (operation 1); it exists, so nothing is set aside and every reading is stored once.
+    name: 'isolation: a transient 404 for an element sets nothing aside: operation 1 finds the resource, and its readings go again',
+    async run(ctx) {
+      const setAside: SetAside[] = [];
+      const agent = await startAgent(ctx, { onSetAside: (item) => void setAside.push(item) });
+      await ctx.faults({ op: 'create', action: { do: 'status', status: 404, message: 'element 3: resource ' + R.counterA + ' not found' } });
+      const values = recordRun(agent, R.counterA, 1, 10);
+      await settle(ctx, agent.flush());
+      await drained(ctx, agent, 10_000);
+      const more = recordRun(agent, R.counterA, 11, 5);
+      await settle(ctx, agent.flush());
+      equal(setAside.map((s) => [s.resource, s.value]), [], 'set aside [resource, value]');
+      const lookups = ctx.requests.filter((r) => r.op === 'read' && r.path.indexOf('/resource/') >= 0);
+      equal(lookups.map((r) => r.outcome), ['200'], 'operation-1 lookups of the resource');
+      const stats = agent.stats();
+      equal([stats.sent, stats.setAside, stats.queued], [15, 0, 0], '[sent, setAside, queued]');
+      await holdsInOrder(ctx, R.counterA, values.concat(more), 0);
+      await settle(ctx, agent.stop());
+    },
+  },
 ];

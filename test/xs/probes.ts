@@ -8,7 +8,9 @@ import type { SampleValue } from '../../src/core/host';
 import { SampleQueue } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
 import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/validate';
-import { decisions } from '../support/decision-table';
+import { OUTCOMES } from '../support/engine-tables';
+import { walkRules } from '../support/engine-walk';
+import { OUTAGE_FAULTS, longestWaitAfter } from '../support/outage';
 import { runProperty } from '../support/property';
 import type { PropertyRun } from '../support/property';
 
@@ -37,8 +39,15 @@ function fillQueue(queue: SampleQueue, count: number, base: number): string[] {
 }
 
 export const probes: Record<string, () => unknown> = {
-  /** docs/architecture.md's decision table through decide(). */
-  decisions,
+  /** Every pair of RULES through a real head, the invariants checked, and each outcome's example classified. */
+  rules: () => ({ walk: walkRules(), examples: Object.keys(OUTCOMES).map((name) => [name, OUTCOMES[name as keyof typeof OUTCOMES].example()]) }),
+
+  /** The longest wait after outages of 20 s and 60 s (test/core/outage.test.ts checks the bound on Node), 3 seeds each. */
+  outage: async () => {
+    const waits: number[] = [];
+    for (const n of [20_000, 60_000]) for (const kind of Object.keys(OUTAGE_FAULTS)) waits.push(await longestWaitAfter(n, OUTAGE_FAULTS[kind], 3));
+    return waits;
+  },
 
   /** The property of delivery (test/support/property.ts), 40 seeds of each kind of run. */
   property: async () => {
