@@ -315,6 +315,9 @@ describe('feed-agent simulate', () => {
       ['a bad resource list', ['--resources', '73,x'], {}, /--resources must be resource ids separated by commas/],
       ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],
       ['a resource the device does not have', ['--resources', '999', '--duration', '1'], {}, /cannot read resources 999/],
+      // procfs answers ENOENT to a mkdir under it, which sent Node's recursive mkdir round forever at 100 % CPU.
+      ['a --durable directory that cannot be made (procfs)', ['--durable', '/proc/no-such-dir', '--duration', '1'], {}, /--durable \/proc\/no-such-dir: ENOENT: no such file or directory, mkdir '\/proc\/no-such-dir'\n$/],
+      ['a --durable directory under a file', ['--durable', 'package.json/queue', '--duration', '1'], {}, /--durable package\.json\/queue: ENOTDIR/],
       ['a CA file that cannot be read', ['--ca', 'no-such-ca.pem', '--duration', '1'], {}, /--ca no-such-ca\.pem: ENOENT/],
       ['a fleet of no device', ['--devices', '0'], {}, /--devices must be an integer from 1 to 100000, got "0"/],
       ['a fleet with a token', ['--devices', '2', '--token', secret], {}, /--devices simulates the demo fleet as it is, .*: not with --token\n$/],
