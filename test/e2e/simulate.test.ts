@@ -304,6 +304,12 @@ describe('feed-agent simulate', () => {
       ['an unknown flag', ['--bogus'], {}, /^feed-agent simulate: unknown option --bogus \(see feed-agent simulate --help\)\n$/],
       ['a flag without its value', ['--duration'], {}, /--duration needs a value/],
       ['a positional argument', ['now'], {}, /unexpected argument/],
+      // A value that starts with a dash is still the option's value, and what is wrong with it is said.
+      ['a negative duration', ['--duration', '-1'], {}, /--duration must be a number of seconds above 0, got "-1"\n$/],
+      ['a negative drain timeout', ['--drain-timeout', '-0.5'], {}, /--drain-timeout must be a number of seconds above 0, got "-0.5"\n$/],
+      ['a negative fleet', ['--devices', '-2'], {}, /--devices must be an integer from 1 to 100000, got "-2"\n$/],
+      ['a negative --auth-retry', ['--auth-retry', '-10'], {}, /--auth-retry must be a whole number of milliseconds above 0, got "-10"\n$/],
+      ['a flag followed by another', ['--duration', '--json'], {}, /--duration needs a value: it is followed by an option \(a value that starts with "-" is written --duration=VALUE\)/],
       ['a duration that is not a number', ['--duration', 'soon'], {}, /--duration must be a number of seconds above 0, got "soon"/],
       ['a URL on a port fetch refuses', ['--url', 'http://127.0.0.1:6000', '--key', 'K', '--token', secret], {}, /--url: browsers and fetch refuse to connect to port 6000/],
       ['a bad --auth-retry', ['--auth-retry', '1.5'], {}, /--auth-retry must be a whole number of milliseconds above 0, got "1.5"/],

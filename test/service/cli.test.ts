@@ -152,6 +152,8 @@ describe('feed-agent serve', () => {
       [['--colour'], 'feed-agent serve: unknown option --colour (see feed-agent serve --help)\n'],
       [['--port'], 'feed-agent serve: --port needs a value (see feed-agent serve --help)\n'],
       [['--port', '70000'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "70000"\n'],
+      [['--port', '-1'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "-1"\n'],
+      [['--max-ids', '-3'], 'feed-agent serve: --max-ids must be an integer from 1 to'],
       [['--seed', join(work, 'no-such-seed.json')], 'feed-agent serve: cannot read the seed file: ENOENT'],
     ] as const) {
       const refused = await serve([...args], { mayExit: true });
