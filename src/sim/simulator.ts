@@ -103,6 +103,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const connections = o.devices > 1 ? FLEET_CONNECTIONS : undefined;
     const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined, connections }));
     const plan = await makePlan(target, config, auto, o.target === null || o.devices > 1 ? DEMO_ACTUATORS : [], host.request);
+    if (plan.sensors.length === 0 && plan.actuators.length === 0) throw new SimulationInputError(nothingLeft(plan));
     const devices = o.devices > 1 ? fleet(target.url, o.devices, plan) : [{ target, plan, label: '' }];
     const agents = devices.map((device) => {
       const dir = o.durableDir === null ? null : o.devices > 1 ? join(o.durableDir, device.target.publicKey) : o.durableDir;
@@ -120,6 +121,12 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     await service?.close();
     throw e;
   }
+}
+
+/** Why a plan without a sensor or an actuator is nothing to simulate: each resource named was skipped. */
+function nothingLeft(plan: Plan): string {
+  const why = plan.skipped.map((s) => `${s.resource} ${s.name}: ${s.reason}`).join('; ');
+  return `nothing to simulate: every resource named was skipped (${why})`;
 }
 
 /** The demo fleet's first `n` devices at `url`, each planned like the first with its own resource ids. */

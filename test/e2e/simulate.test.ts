@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_TOKEN, startService } from '../../src/service';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
@@ -336,6 +336,27 @@ describe('feed-agent simulate', () => {
       expect(sim.stderr).toMatch(pattern);
       expect(sim.stderr.trim().split('\n')).toHaveLength(1);
       expect(sim.stderr).not.toContain(secret);
+    });
+
+    it('nothing to simulate, whether nothing was named or everything named was skipped', async () => {
+      const empty = join(work.dir, 'empty.json');
+      writeFileSync(empty, '{}');
+      const none = await runSim(work.cli(), ['--config', empty]);
+      expect(none.code).toBe(2);
+      expect(none.sim.stderr).toMatch(/^feed-agent simulate: nothing to simulate: name the resources/);
+      // 106 has a pattern, for which no signal is chosen: it is skipped, and nothing is left.
+      const svc = await startService();
+      try {
+        const { code, sim } = await runSim(work.cli(), ['--url', svc.url, '--key', DEMO_PUBLIC_KEY, '--token', DEMO_TOKEN, '--resources', '106', '--duration', '1']);
+        expect(code).toBe(2);
+        expect(sim.stdout).toBe('');
+        expect(sim.stderr).toBe(
+          'feed-agent simulate: nothing to simulate: every resource named was skipped (106 Circulation Fan: its values must match the pattern on|off; ' +
+            'no signal is chosen for a pattern (a "constant" sensor in --config can feed it))\n',
+        );
+      } finally {
+        await svc.close();
+      }
     });
 
     it('a config with unknown keys and bad values names each of them', async () => {
