@@ -298,6 +298,19 @@ describe('feed-agent simulate', () => {
     expect(summary.sent).toBe(summary.accepted);
   });
 
+  it('says in words that a service at an https:// URL did not speak TLS, not in OpenSSL\'s', async () => {
+    const svc = await startService();
+    try {
+      const url = svc.url.replace('http://', 'https://');
+      const { code, sim } = await runSim(work.cli(), ['--url', url, '--key', DEMO_PUBLIC_KEY, '--token', DEMO_TOKEN, '--resources', '101', '--duration', '1']);
+      expect(code).toBe(1);
+      expect(sim.stderr).toMatch(/: fetch failed: the server did not speak TLS \(is it plain http:\/\/, not https:\/\/\?\)\n$/);
+      expect(sim.stderr).not.toMatch(/ssl3|SSL routines|openssl/);
+    } finally {
+      await svc.close();
+    }
+  });
+
   describe('bad input: one line on stderr, exit 2, the token never shown', () => {
     const secret = 'do-not-print-this-token-42';
     const cases: [string, string[], Record<string, string>, RegExp][] = [
