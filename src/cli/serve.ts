@@ -2,14 +2,12 @@
 // command line"; every option in docs/service.md). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
 // dashboard's URL (docs/dashboard.md).
 import { readFileSync, statSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { dirname } from 'node:path';
 import { LIMITS } from '../core/wire';
-import { isLoopback } from '../service/access';
 import { DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, parseSeed, startService } from '../service';
 import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
-import { blockedPortProblem } from './ports';
-import { parseOptions, UsageError } from './usage';
+import { listenHost, listening, listenPort, warnIfExposed } from './listen';
+import { integer, parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent serve [options]
 
@@ -59,12 +57,13 @@ async function runServe(args: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  const host = listenHost(values.host, values.seed === undefined, values['allow-demo-token'] === true);
+  const demo = values.seed === undefined ? { allowed: values['allow-demo-token'] === true, instead: '--seed FILE with tokens of your own' } : null;
+  const host = listenHost(values.host, demo);
   const password = values.password ?? (process.env.FEED_AGENT_DASHBOARD_PASSWORD || undefined);
   const options: ServiceOptions = {
     host,
     dashboard: { password },
-    port: port(values.port),
+    port: listenPort(values.port),
     dbFile: values.db === undefined ? undefined : dbFile(values.db),
     limits: {
       ...(values['max-ids'] !== undefined && { maxIdsInPath: integer(values['max-ids'], '--max-ids', 1) }),
@@ -96,37 +95,7 @@ async function runServe(args: string[]): Promise<void> {
   console.log(`dashboard ${dashboard.url}${access}`);
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
-  if (service.demo !== undefined && !isLoopback(host)) console.error(`feed-agent serve: warning (--allow-demo-token): ${DEMO_EXPOSED(host)}`);
-}
-
-const DEMO_EXPOSED = (host: string) => `the demo devices' tokens are printed in the README, so on ${host} anyone on the network who reaches this port can write as them`;
-
-/**
- * --host, checked before anything listens: a dotted address that is no IP address (999.1.1.1) would be
- * looked up as a name; the demo devices stay on loopback unless asked, as their tokens are public.
- */
-function listenHost(host: string, demo: boolean, allowDemo: boolean): string {
-  if (/^[\d.]+$/.test(host) && isIP(host) === 0) throw new UsageError(`--host must be an IP address of this machine or a host name, not ${JSON.stringify(host)}`);
-  if (demo && !allowDemo && !isLoopback(host)) {
-    throw new UsageError(
-      `refusing to serve the demo devices off loopback: ${DEMO_EXPOSED(host)}. ` +
-        'Give --seed FILE with tokens of your own, or --allow-demo-token to serve the demo there anyway',
-    );
-  }
-  return host;
-}
-
-/** startService, with a --host that is no address of this machine being bad input, as any bad option is. */
-async function listening(start: () => Promise<RunningService>, host: string): Promise<RunningService> {
-  try {
-    return await start();
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
-      throw new UsageError(`--host ${host} is not an address of this machine (${code}): 127.0.0.1 for this machine alone, 0.0.0.0 for every interface`);
-    }
-    throw e;
-  }
+  if (service.demo !== undefined) warnIfExposed('serve', host);
 }
 
 /** --db FILE: its directory must exist (SQLite creates the file, not the folders). */
@@ -217,13 +186,6 @@ function fleetText(url: string, n: number): string {
   ].join('\n');
 }
 
-function port(text: string): number {
-  const value = integer(text, '--port', 0, 65535);
-  const blocked = blockedPortProblem(value);
-  if (blocked !== null) throw new UsageError(`--port: ${blocked}`);
-  return value;
-}
-
 /** A bad seed file is bad input, as a bad option is; the same file failing on SIGUSR2 changes nothing. */
 function asUsage<T>(read: () => T): T {
   try {
@@ -231,10 +193,4 @@ function asUsage<T>(read: () => T): T {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-}
-
-function integer(text: string, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${option} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
-  return value;
 }

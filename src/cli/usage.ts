@@ -51,3 +51,10 @@ function flagProblem(e: Error & { code?: string }): string {
   }
   return e.message;
 }
+
+/** `text` as an integer from `min` to `max`, or a UsageError that names `option` and quotes the text. */
+export function integer(text: string, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${option} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}

@@ -33,6 +33,8 @@ export interface Target {
 export interface SimulationOptions {
   /** Null: start the local service in this process and simulate its demo device. */
   target: Target | null;
+  /** With no target: where the local service listens (default 127.0.0.1, a free port). */
+  listen?: { host: string; port: number } | null;
   /**
    * Above 1: simulate the first `devices` devices of the demo fleet (docs/service.md); `target` is then its
    * first device (or null: a local service), and the config gives at most the uplink settings.
@@ -95,7 +97,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   try {
     let target = o.target;
     if (target === null) {
-      service = await startService({ dashboard: {}, ...(o.devices > 1 ? { demoDevices: o.devices } : {}) });
+      service = await startService({ dashboard: {}, ...o.listen, ...(o.devices > 1 ? { demoDevices: o.devices } : {}) });
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
     // One host, so the lookup and the agents share one HTTP client (and a CA file is read once).

@@ -50,6 +50,15 @@ describe('feed-agent simulate', () => {
     expect(sim.stdout + sim.stderr).not.toContain(DEMO_TOKEN);
   });
 
+  it('--port and --host give the local service, and so its dashboard, a stable address', async () => {
+    // A port free a moment ago (closedPort closes its server): the one the simulator is asked to listen on.
+    const port = Number((await closedPort(createServer())).split(':').pop());
+    const { code, sim } = await runSim(work.cli(), ['--port', String(port), '--host', '127.0.0.1', '--duration', '1', '--json']);
+    expect(code, sim.stderr).toBe(0);
+    expect(sim.all('start')[0]).toMatchObject({ url: `http://127.0.0.1:${port}`, dashboard: `http://127.0.0.1:${port}/`, localService: true });
+    expect(sim.stderr).toBe('');
+  });
+
   it('--devices N simulates the demo fleet of a service, one agent per device, and sums it in the status line', async () => {
     const dbFile = join(work.dir, 'fleet.db');
     const svc = await startService({ demoDevices: 4, dbFile });
@@ -338,6 +347,9 @@ describe('feed-agent simulate', () => {
       ['a --durable directory that cannot be made (procfs)', ['--durable', '/proc/no-such-dir', '--duration', '1'], {}, /--durable \/proc\/no-such-dir: ENOENT: no such file or directory, mkdir '\/proc\/no-such-dir'\n$/],
       ['a --durable directory under a file', ['--durable', 'package.json/queue', '--duration', '1'], {}, /--durable package\.json\/queue: ENOTDIR/],
       ['a CA file that cannot be read', ['--ca', 'no-such-ca.pem', '--duration', '1'], {}, /--ca no-such-ca\.pem: ENOENT/],
+      ['--port with a URL, where no local service is started', ['--url', 'http://127.0.0.1:8', '--key', 'K', '--token', secret, '--port', '8080'], {}, /--port: only for the local service, which is not started when a URL is given\n$/],
+      ['a --port fetch refuses', ['--port', '6000'], {}, /--port: browsers and fetch refuse to connect to port 6000/],
+      ['the demo off loopback', ['--host', '0.0.0.0'], {}, /refusing to serve the demo devices off loopback: .* or --allow-demo-token to serve the demo there anyway\n$/],
       ['a fleet of no device', ['--devices', '0'], {}, /--devices must be an integer from 1 to 100000, got "0"/],
       ['a fleet with a token', ['--devices', '2', '--token', secret], {}, /--devices simulates the demo fleet as it is, .*: not with --token\n$/],
       ['a fleet with resources', ['--devices', '2', '--resources', '101'], {}, /not with --resources\n$/],
