@@ -228,6 +228,39 @@ describe('feed-agent simulate', () => {
     expect(sim.all('summary')).toEqual([]);
   });
 
+  it('after a run that left samples in --durable, the next one says how many it restored, and its counts add up', async () => {
+    const durable = join(work.dir, 'restored-queue');
+    const config = counterConfig(work.dir, 'restored.json', 50);
+    // Nothing listens there: the first run keeps everything it accepted in DIR.
+    const down = 'http://' + (await closedPort(createServer()));
+    const first = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '1', '--drain-timeout', '0.2', '--json'], deviceEnv(down));
+    expect(first.code).toBe(1);
+    const left = summaryOf(first.sim, ['queued']).queued as number;
+    expect(left).toBeGreaterThan(0);
+
+    const { service: svc } = await service('restored');
+    try {
+      const { code, sim } = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '1'], deviceEnv(svc.url));
+      expect(code, sim.stdout + sim.stderr).toBe(0);
+      const lines = sim.stdout.trim().split('\n');
+      expect(lines.at(-2)).toBe(`restored ${left} samples from ${durable}: accepted by an earlier run, not delivered before it ended`);
+      const counts = /^done in [\d.]+ s: accepted (\d+) \+ restored (\d+), refused before queuing 0, delivered (\d+), set aside 0, dropped 0, still queued 0; every accepted sample was delivered or set aside$/.exec(lines.at(-1)!);
+      expect(counts, lines.at(-1)).not.toBeNull();
+      const [accepted, restored, delivered] = counts!.slice(1).map(Number);
+      expect(restored).toBe(left);
+      expect(accepted + restored).toBe(delivered);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('with nothing queued, oldestAgeMs is null, not a number standing for none', async () => {
+    const { code, sim } = await runSim(work.cli(), ['--duration', '1', '--json']);
+    expect(code).toBe(0);
+    const summary = summaryOf(sim, ['queued', 'oldestAgeMs', 'restored']);
+    expect(summary).toEqual({ queued: 0, oldestAgeMs: null, restored: 0 });
+  });
+
   it('after `npm start` and one Ctrl-C, the shell sees the simulator\'s own exit status, 0 when all was delivered', async () => {
     // The repository's start script, run by npm in a project whose dist/ is this build; Ctrl-C as a
     // terminal sends it, to the whole process group: npm, its shell and the simulator.
