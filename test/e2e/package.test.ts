@@ -7,9 +7,11 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
+import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
 import { buildInto, ROOT, workDir } from './support';
 
@@ -153,6 +155,57 @@ console.log(answer.status);
       expect(delivered).toBe(accepted);
       expect(queued).toBe(0);
     }
+  });
+});
+
+describe('a program that passes no log', () => {
+  // The README's snippet without its `log`, against a service that is down: a flush every 100 ms, each failing.
+  // It stops once five requests have failed.
+  const program = `import { createAgent } from 'feed-agent';
+import { createNodeHost } from 'feed-agent/node';
+const agent = createAgent(createNodeHost(), {
+  url: process.env.URL, publicKey: '${DEMO_PUBLIC_KEY}', token: '${DEMO_TOKEN}',
+  sensors: [{ resource: 104, every: 50, read: () => 50 }],
+  uplink: { flushMs: 100, backoffBaseMs: 50, backoffCapMs: 100 },
+});
+await agent.start();
+// Once several requests have failed (the first flush waits for the lookup's retry, a few seconds at most).
+const failed = setInterval(() => {
+  if (agent.stats().requests < 5) return;
+  clearInterval(failed);
+  void agent.stop({ flush: false }).then((s) => console.log('requests ' + s.requests + ', last error: ' + s.lastError));
+}, 20);
+`;
+
+  async function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    writeFileSync(join(consumer, 'no-log.mjs'), program);
+    const url = 'http://' + (await closedPort(createServer()));
+    const child = track(spawn(process.execPath, ['no-log.mjs'], { cwd: consumer, env: { ...process.env, URL: url, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, stdout, stderr };
+  }
+
+  it('hears of a failure once per kind, as a process warning that says how to see every line', async () => {
+    const { code, stdout, stderr } = await run({ NODE_DEBUG: '' });
+    expect(code).toBe(0);
+    // Several failed requests, one warning for them all.
+    expect(Number(/^requests (\d+)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(stderr.match(/\[FEED_AGENT_WARNING\] FeedAgentWarning: warn: uplink: network error on POST .*ECONNREFUSED/g)).toHaveLength(1);
+    expect(stderr).toContain('pass `log` to createNodeHost() for every line, or run with NODE_DEBUG=feed-agent');
+    expect(stderr).not.toContain(DEMO_TOKEN);
+  });
+
+  it('with NODE_DEBUG=feed-agent, prints every log line of the agent, as Node\'s own modules do', async () => {
+    const { code, stdout, stderr } = await run({ NODE_DEBUG: 'feed-agent' });
+    expect(Number(/^requests (\d+)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(code).toBe(0);
+    expect(stderr.match(/^FEED-AGENT \d+: warn: uplink: network error on POST .*ECONNREFUSED/gm)!.length).toBeGreaterThan(1);
+    expect(stderr).not.toContain('FeedAgentWarning');
+    expect(stderr).not.toContain(DEMO_TOKEN);
   });
 });
 
