@@ -5,7 +5,7 @@
 // NodeNext, is told by name what the service lacks, and once better-sqlite3 is there runs the service
 // and the gateway example from it; a program that only starts an agent keeps running until stop().
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -19,17 +19,24 @@ const work = workDir('e2e-package-');
 // Outside the repository: nothing of its node_modules may be found by walking up.
 const consumer = mkdtempSync(join(tmpdir(), 'feed-agent-consumer-'));
 const installed = join(consumer, 'node_modules', 'feed-agent');
+/** What npm install printed on stderr. */
+let installWarnings = '';
 
 beforeAll(() => {
   const staged = join(work.dir, 'staged');
   buildInto(join(staged, 'dist'), true);
-  cpSync(join(ROOT, 'package.json'), join(staged, 'package.json'));
-  cpSync(join(ROOT, 'examples'), join(staged, 'examples'), { recursive: true });
-  // Built above: a prepare or prepack script would look for the sources, which are not staged.
+  // What "files" names (dist built above), and the README and licence that npm always ships.
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+  for (const entry of [...files.filter((f) => f !== 'dist'), 'package.json', 'README.md', 'LICENSE']) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(staged, entry), { recursive: true });
+  }
+  // Built above: the prepack script would build again, from scripts/, which is not staged.
   execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: staged, stdio: 'ignore' });
   const tarball = readdirSync(work.dir).find((name) => name.endsWith('.tgz'))!;
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work.dir, tarball)], { cwd: consumer, stdio: 'ignore' });
+  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work.dir, tarball)], { cwd: consumer, encoding: 'utf8' });
+  if (install.status !== 0) throw new Error('npm install failed:\n' + install.stderr);
+  installWarnings = install.stderr;
 }, 300_000);
 afterAll(() => {
   work.remove();
@@ -45,6 +52,23 @@ function node(args: string[], timeout = 30_000) {
 function filesUnder(dir: string, test: (name: string) => boolean): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((path) => test(path.split('/').pop()!));
 }
+
+describe('the package', () => {
+  it('runs no script when installed (it is built before packing), and says nothing about scripts', () => {
+    const { scripts } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(Object.keys(scripts).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    expect(scripts.prepack).toBe('node scripts/build.mjs');
+    expect(installWarnings).not.toMatch(/install-scripts|prepare/);
+  });
+
+  it('ships its MIT licence, and every file of docs/ that the README links to', () => {
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the feed-agent authors\n/);
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    const linked = [...new Set([...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]))];
+    expect(linked.length).toBeGreaterThan(5);
+    expect(linked.filter((path) => !existsSync(join(installed, path)))).toEqual([]);
+  });
+});
 
 describe('without better-sqlite3 (a project that runs agents)', () => {
   it('installs no native code: no SQLite, no compiled addon, no build files', () => {
