@@ -103,6 +103,15 @@ console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedCl
     expect(serve.stderr).toMatch(/^feed-agent serve: the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3/m);
   });
 
+  it('the gateway example says only what is missing, and exits 1', () => {
+    const run = node([join(installed, 'examples', 'gateway.mjs'), '3']);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'feed-agent serve: the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3 (an agent alone never needs it)\n',
+    );
+  });
+
   it('type-checks from a strict NodeNext project, the service included', () => {
     writeFileSync(
       join(consumer, 'consumer.ts'),
