@@ -71,7 +71,7 @@ async function simulateOrThrow(args: string[]): Promise<number> {
   const devices = values.devices === undefined ? 1 : deviceCount(values.devices);
   const local = localService(values, devices > 1 ? fleetTarget(values, config) : target(values, config));
   const view = new StatusView(values.json === true ? 'json' : process.stdout.isTTY ? 'tty' : 'plain', process.stdout, devices);
-  const simulation = await listening(() => startSimulation({
+  const start = () => startSimulation({
     target: local.target,
     listen: local.listen,
     devices,
@@ -83,7 +83,9 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     authRetryMs: values['auth-retry'] === undefined ? null : milliseconds(values['auth-retry'], '--auth-retry'),
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
-  }), local.listen?.host ?? '');
+  });
+  // A --host that is no address of this machine is bad input; with a URL nothing listens here.
+  const simulation = await (local.listen === null ? start() : listening(start, local.listen.host));
   if (local.listen !== null) warnIfExposed('simulate', local.listen.host);
   let signalledAt: number | null = null;
   let finished = false;
