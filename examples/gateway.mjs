@@ -22,6 +22,8 @@ const TEMPERATURE = 5, HUMIDITY = 6, VENT = 10;
 const devices = JSON.parse(readFileSync(seedFile, 'utf8')).devices;
 
 const service = await startLocalService();
+// It could not start (better-sqlite3 not installed, …) and has said why on stderr: nothing to add.
+if (service === null) process.exit(1);
 const agents = devices.map((device, i) => {
   const role = (subtype) => device.resources.find((r) => r.id_resource_subtype === subtype).id_resource;
   // One host per device: the HTTP connection pool is shared by the process, the queue directory is not.
@@ -64,12 +66,12 @@ results.forEach((stats, i) => {
 service.child.kill();
 process.exitCode = ok ? 0 : 1;
 
-/** `feed-agent serve` with the gateway seed on a free loopback port; resolves with its URL. */
+/** `feed-agent serve` with the gateway seed on a free loopback port; resolves with its URL, or null if it exited first. */
 function startLocalService() {
   const cli = join(here, '..', 'dist', 'cli.js');
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--seed', seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`feed-agent serve exited with ${code}`)));
+    child.once('exit', () => resolve(null));
     createInterface({ input: child.stdout }).once('line', (line) => {
       const url = /^listening on (\S+)$/.exec(line)?.[1];
       if (url === undefined) reject(new Error(`unexpected first line from feed-agent serve: ${line}`));

@@ -6,7 +6,6 @@ import {
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -20,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { QueueStorage, SampleValue } from '../../src/core/host';
 import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
+import { makeDirs } from './make-dirs';
 
 /**
  * When written records are forced from the OS to the disk. A record is handed to the OS before `append`
@@ -90,7 +90,7 @@ const openDirs = new Set<string>();
  */
 export function openDurableQueue(dir: string, options: DurableQueueOptions = {}): DurableQueue {
   const settings = settingsOf(options);
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const key = realpathSync(dir);
   if (openDirs.has(key)) throw new Error('durable queue directory is already open in this process: ' + dir);
   const queue = new SegmentLog(key, settings, () => openDirs.delete(key));

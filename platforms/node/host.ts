@@ -6,11 +6,15 @@ import { chainedTimers } from '../../src/core/chained-timers';
 import type { Host, LogLevel, QueueStorage } from '../../src/core/host';
 import { createHttp } from './http';
 import type { HttpOptions } from './http';
+import { hostLog } from './log';
 
 export interface NodeHostOptions extends HttpOptions {
   /** A durable queue (`openDurableQueue`); without one, queued samples live in memory only. */
   storage?: QueueStorage;
-  /** Where the agent's log lines go. Messages never contain the token. */
+  /**
+   * Where the agent's log lines go. Messages never contain the token. Without it, each kind of warning and
+   * error is emitted once as a process warning (FeedAgentWarning); NODE_DEBUG=feed-agent prints every line.
+   */
   log?: (level: LogLevel, message: string) => void;
   /**
    * Whether a running agent keeps the process alive (default true): its timers (sampling, flushing,
@@ -31,6 +35,6 @@ export function createNodeHost(options: NodeHostOptions = {}): Host {
     now: () => performance.now(),
     ...(options.keepAlive === false ? loose : holding),
     storage: options.storage,
-    log: options.log,
+    log: hostLog(options.log),
   };
 }

@@ -6,6 +6,7 @@ import { rootCertificates } from 'node:tls';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
+import { tlsFailureInWords } from './tls-words';
 
 /** An undici dispatcher, such as `new Agent(...)` from the `undici` package. */
 export type Dispatcher = UndiciDispatcher;
@@ -108,6 +109,8 @@ function errorCode(e: unknown): string | null {
 
 function describe(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
+  const tls = tlsFailureInWords(errorCode(e));
+  if (tls !== null) return e.message + ': ' + tls;
   return e.cause instanceof Error ? e.message + ': ' + e.cause.message : e.message;
 }
 

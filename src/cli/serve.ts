@@ -1,16 +1,18 @@
 // `feed-agent serve`: the local service on the command line (docs/interface.md, "The local service's
 // command line"; every option in docs/service.md). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
 // dashboard's URL (docs/dashboard.md).
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { LIMITS } from '../core/wire';
 import { DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, parseSeed, startService } from '../service';
 import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
-import { blockedPortProblem } from './ports';
-import { parseOptions, UsageError } from './usage';
+import { listenHost, listening, listenPort, warnIfExposed } from './listen';
+import { integer, parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent serve [options]
 
-  --host HOST             address to listen on (default 127.0.0.1)
+  --host HOST             address to listen on (default 127.0.0.1); without --seed, only a loopback one
+                          unless --allow-demo-token
   --port PORT             port; 0 picks a free one (default 8080); not one that browsers and fetch refuse
                           (6000, 6665-6669, …: the fetch standard's "bad ports")
   --seed FILE             devices, resources and subtypes to start with (default: a built-in demo device)
@@ -23,10 +25,13 @@ const HELP = `usage: feed-agent serve [options]
   --rate-limit RPS[:BURST]  per-device request rate limit, answered with 429 (default: none)
   --password PASSWORD     the dashboard's password (or FEED_AGENT_DASHBOARD_PASSWORD); default: none on a
                           loopback host, a random one, printed, on any other
+  --allow-demo-token      without --seed, serve the demo devices on a --host other than loopback: their
+                          tokens are printed in the README, so anyone who reaches the port can write
 
 With --seed, SIGUSR2 applies the file again (e.g. a device's new token). SIGINT or SIGTERM stops;
-SIGHUP (the terminal closed) ends it. Exit status: 0 after a stop, 2 on bad input (an option, a seed file),
-1 when it cannot start (the port is taken, the --db file is in use).`;
+SIGHUP (the terminal closed) ends it. Exit status: 0 after a stop, 2 on bad input (an option, a seed file,
+a --host that is not this machine's, a --db in a directory that does not exist), 1 when it cannot start
+(the port is taken, the --db file is in use).`;
 
 export const serve = {
   summary: 'run the local service (the six operations over HTTP)',
@@ -45,18 +50,21 @@ async function runServe(args: string[]): Promise<void> {
     'max-body-bytes': { type: 'string' },
     'rate-limit': { type: 'string' },
     password: { type: 'string' },
+    'allow-demo-token': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
     console.log(HELP);
     return;
   }
+  const demo = values.seed === undefined ? { allowed: values['allow-demo-token'] === true, instead: '--seed FILE with tokens of your own' } : null;
+  const host = listenHost(values.host, demo);
   const password = values.password ?? (process.env.FEED_AGENT_DASHBOARD_PASSWORD || undefined);
   const options: ServiceOptions = {
-    host: values.host,
+    host,
     dashboard: { password },
-    port: port(values.port),
-    dbFile: values.db,
+    port: listenPort(values.port),
+    dbFile: values.db === undefined ? undefined : dbFile(values.db),
     limits: {
       ...(values['max-ids'] !== undefined && { maxIdsInPath: integer(values['max-ids'], '--max-ids', 1) }),
       ...(values['max-elements'] !== undefined && { maxBatchElements: integer(values['max-elements'], '--max-elements', 1) }),
@@ -64,11 +72,7 @@ async function runServe(args: string[]): Promise<void> {
     },
   };
   if (values['rate-limit'] !== undefined) {
-    const [rate, burst] = values['rate-limit'].split(':');
-    options.rateLimit = {
-      requestsPerSecond: integer(rate, '--rate-limit', 1),
-      ...(burst !== undefined && { burst: integer(burst, '--rate-limit burst', 1) }),
-    };
+    options.rateLimit = rateLimit(values['rate-limit']);
   }
   let fleet = 1;
   if (values['demo-devices'] !== undefined) {
@@ -78,7 +82,7 @@ async function runServe(args: string[]): Promise<void> {
   }
   if (values.seed !== undefined) options.seed = asUsage(() => readSeed(values.seed!));
 
-  const service = await startService(options);
+  const service = await listening(() => startService(options), host);
   // Before the first line, which tells whoever waits for it that the service is ready for signals too.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close());
   // Not SIGHUP, the daemons' reload signal: this service runs in a terminal, and a closed terminal must
@@ -91,6 +95,31 @@ async function runServe(args: string[]): Promise<void> {
   console.log(`dashboard ${dashboard.url}${access}`);
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
+  if (service.demo !== undefined) warnIfExposed('serve', host);
+}
+
+/** --db FILE: its directory must exist (SQLite creates the file, not the folders). */
+function dbFile(file: string): string {
+  const dir = dirname(file);
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UsageError(`--db ${file}: the directory ${dir} does not exist`);
+  return file;
+}
+
+/** --rate-limit RPS[:BURST]. */
+function rateLimit(text: string): ServiceOptions['rateLimit'] {
+  const match = /^(\d+)(?::(\d+))?$/.exec(text);
+  const rps = Number(match?.[1]);
+  const burst = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (match === null || !Number.isSafeInteger(rps) || rps < 1 || (burst !== undefined && (!Number.isSafeInteger(burst) || burst < 1))) {
+    throw new UsageError(`--rate-limit must be RPS or RPS:BURST, requests per second and a burst as positive integers (e.g. 10 or 10:20), not ${JSON.stringify(text)}`);
+  }
+  return { requestsPerSecond: rps, ...(burst !== undefined && { burst }) };
 }
 
 function readSeed(file: string): Seed {
@@ -157,13 +186,6 @@ function fleetText(url: string, n: number): string {
   ].join('\n');
 }
 
-function port(text: string): number {
-  const value = integer(text, '--port', 0, 65535);
-  const blocked = blockedPortProblem(value);
-  if (blocked !== null) throw new UsageError(`--port: ${blocked}`);
-  return value;
-}
-
 /** A bad seed file is bad input, as a bad option is; the same file failing on SIGUSR2 changes nothing. */
 function asUsage<T>(read: () => T): T {
   try {
@@ -171,10 +193,4 @@ function asUsage<T>(read: () => T): T {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-}
-
-function integer(text: string, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${option} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
-  return value;
 }

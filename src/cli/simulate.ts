@@ -9,6 +9,7 @@ import type { SimConfig } from '../sim/config';
 import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';
 import type { Target } from '../sim/simulator';
 import { StatusView } from '../sim/status';
+import { listenHost, listening, listenPort, warnIfExposed } from './listen';
 import { blockedPortProblem } from './ports';
 import { EXIT_USAGE, parseOptions, UsageError } from './usage';
 
@@ -32,6 +33,10 @@ this process and simulates its demo device.
   --auth-retry MS        while the service refuses the token, try it again this often (or "authRetryMs"
                          in the config's "uplink"; default ${SIM_UPLINK.authRetryMs})
   --durable DIR          keep the queue on disk in DIR; counters continue where they left off
+  --port PORT            without --url: the port of the local service and its dashboard (default: a free one)
+  --host HOST            without --url: its address (default 127.0.0.1); only a loopback one unless
+                         --allow-demo-token, as the demo device's token is printed in the README
+  --allow-demo-token     without --url: serve the demo on a --host other than loopback (with a warning)
   --json                 one JSON object per line instead of the status line
 
 Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwise, ${EXIT_USAGE} on bad input,
@@ -64,9 +69,11 @@ async function simulateOrThrow(args: string[]): Promise<number> {
   }
   const config = values.config === undefined ? null : readConfig(values.config);
   const devices = values.devices === undefined ? 1 : deviceCount(values.devices);
+  const local = localService(values, devices > 1 ? fleetTarget(values, config) : target(values, config));
   const view = new StatusView(values.json === true ? 'json' : process.stdout.isTTY ? 'tty' : 'plain', process.stdout, devices);
-  const simulation = await startSimulation({
-    target: devices > 1 ? fleetTarget(values, config) : target(values, config),
+  const start = () => startSimulation({
+    target: local.target,
+    listen: local.listen,
     devices,
     config,
     resources: values.resources === undefined ? null : resourceList(values.resources),
@@ -77,6 +84,9 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
   });
+  // A --host that is no address of this machine is bad input; with a URL nothing listens here.
+  const simulation = await (local.listen === null ? start() : listening(start, local.listen.host));
+  if (local.listen !== null) warnIfExposed('simulate', local.listen.host);
   let signalledAt: number | null = null;
   let finished = false;
   const onSignal = (name: string) => (): void => {
@@ -117,6 +127,9 @@ function parseFlags(args: string[]) {
     'drain-timeout': { type: 'string' },
     'auth-retry': { type: 'string' },
     durable: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-demo-token': { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -135,6 +148,23 @@ function readConfig(file: string): SimConfig {
     if (e instanceof SimConfigError) throw new UsageError(`config ${file}: ${e.message}`);
     throw e;
   }
+}
+
+/**
+ * Where the local service listens (null: there is none, a URL was given, and --host, --port and
+ * --allow-demo-token have nothing to say).
+ */
+function localService(values: { host?: string; port?: string; 'allow-demo-token'?: boolean }, target: Target | null) {
+  const given = [values.host !== undefined && '--host', values.port !== undefined && '--port', values['allow-demo-token'] === true && '--allow-demo-token'].filter(
+    (x): x is string => typeof x === 'string',
+  );
+  if (target !== null) {
+    if (given.length > 0) throw new UsageError(`${given.join(', ')}: only for the local service, which is not started when a URL is given`);
+    return { target, listen: null };
+  }
+  const instead = '--url of a service with devices of your own (feed-agent serve --seed FILE)';
+  const host = listenHost(values.host ?? '127.0.0.1', { allowed: values['allow-demo-token'] === true, instead });
+  return { target, listen: { host, port: values.port === undefined ? 0 : listenPort(values.port) } };
 }
 
 /** The connection settings: a flag, else the environment, else the config; none of them: the local demo. */

@@ -31,8 +31,8 @@ export interface AgentStats extends Counters {
   accepted: number;
   /** Samples lost to a full queue, counted exactly. */
   droppedOverflow: number;
-  /** Age of the oldest queued sample in ms; -1 when the queue is empty. */
-  oldestAgeMs: number;
+  /** Age of the oldest queued sample in ms; null when the queue is empty. */
+  oldestAgeMs: number | null;
   /** The service refuses the token: nothing is sent until it accepts it again. */
   authPaused: boolean;
   /** Current batch size (halved by 413 answers). */
@@ -259,7 +259,7 @@ class FeedAgent implements Agent {
       accepted: this.queue.end - this.restoredEnd,
       droppedOverflow: this.queue.droppedOverflow,
       ...c,
-      oldestAgeMs: oldest < 0 ? -1 : this.host.now() - oldest,
+      oldestAgeMs: oldest < 0 ? null : this.host.now() - oldest,
       lastError: c.lastError === null ? null : this.scrub(c.lastError),
       authPaused: this.uplink.authPaused,
       batchLimit: this.uplink.batchLimit,

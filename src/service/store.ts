@@ -177,7 +177,12 @@ export class Store {
   constructor(file?: string) {
     // No busy wait: the only other holder of the file can be another service, which keeps it.
     const Sqlite = loadSqlite();
-    this.db = new Sqlite(file ?? ':memory:', { timeout: 0 });
+    try {
+      this.db = new Sqlite(file ?? ':memory:', { timeout: 0 });
+    } catch (error) {
+      // better-sqlite3's message names no file ("the directory does not exist"): say which.
+      throw new Error(`cannot open the database ${file}: ${(error as Error).message}`);
+    }
     try {
       if (file !== undefined) {
         // One service per file: a second one fails at once instead of sharing a stale catalog.

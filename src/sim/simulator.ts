@@ -33,6 +33,8 @@ export interface Target {
 export interface SimulationOptions {
   /** Null: start the local service in this process and simulate its demo device. */
   target: Target | null;
+  /** With no target: where the local service listens (default 127.0.0.1, a free port). */
+  listen?: { host: string; port: number } | null;
   /**
    * Above 1: simulate the first `devices` devices of the demo fleet (docs/service.md); `target` is then its
    * first device (or null: a local service), and the config gives at most the uplink settings.
@@ -95,7 +97,7 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
   try {
     let target = o.target;
     if (target === null) {
-      service = await startService({ dashboard: {}, ...(o.devices > 1 ? { demoDevices: o.devices } : {}) });
+      service = await startService({ dashboard: {}, ...o.listen, ...(o.devices > 1 ? { demoDevices: o.devices } : {}) });
       target = { url: service.url, publicKey: service.demo!.publicKey, token: service.demo!.token };
     }
     // One host, so the lookup and the agents share one HTTP client (and a CA file is read once).
@@ -103,10 +105,12 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const connections = o.devices > 1 ? FLEET_CONNECTIONS : undefined;
     const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined, connections }));
     const plan = await makePlan(target, config, auto, o.target === null || o.devices > 1 ? DEMO_ACTUATORS : [], host.request);
+    if (plan.sensors.length === 0 && plan.actuators.length === 0) throw new SimulationInputError(nothingLeft(plan));
     const devices = o.devices > 1 ? fleet(target.url, o.devices, plan) : [{ target, plan, label: '' }];
+    const restored = { count: 0 };
     const agents = devices.map((device) => {
       const dir = o.durableDir === null ? null : o.devices > 1 ? join(o.durableDir, device.target.publicKey) : o.durableDir;
-      const storage = dir === null ? undefined : durableStorage(dir, `--durable ${o.durableDir}`, device.plan, queues);
+      const storage = dir === null ? undefined : durableStorage(dir, `--durable ${o.durableDir}`, device.plan, queues, restored);
       return createAgent({ ...host, storage, log: logTo(o.view, device) }, agentConfig(o, device));
     });
     // From here the agents own the storage: start() closes it when it fails, stop() when it ends.
@@ -114,12 +118,18 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     showStart(o, devices, service?.dashboard?.url ?? null);
     await startAll(agents, devices);
     const running = service;
-    return run(o, agents, () => running?.close());
+    return run(o, agents, restored, () => running?.close());
   } catch (e) {
     for (const q of queues) q.close();
     await service?.close();
     throw e;
   }
+}
+
+/** Why a plan without a sensor or an actuator is nothing to simulate: each resource named was skipped. */
+function nothingLeft(plan: Plan): string {
+  const why = plan.skipped.map((s) => `${s.resource} ${s.name}: ${s.reason}`).join('; ');
+  return `nothing to simulate: every resource named was skipped (${why})`;
 }
 
 /** The demo fleet's first `n` devices at `url`, each planned like the first with its own resource ids. */
@@ -142,14 +152,25 @@ function fleet(url: string, n: number, plan: Plan): Device[] {
   });
 }
 
-/** The durable queue in `dir`, with the ledger that lets its counter sensors resume (their start is moved in `plan`). */
-function durableStorage(dir: string, flag: string, plan: Plan, opened: DurableQueue[]): QueueStorage {
+/**
+ * The durable queue in `dir`, with the ledger that lets its counter sensors resume (their start is moved in
+ * `plan`); `restored` counts the samples of earlier runs that the agent loads from it.
+ */
+function durableStorage(dir: string, flag: string, plan: Plan, opened: DurableQueue[], restored: { count: number }): QueueStorage {
   const q = asInput(flag, () => openDurableQueue(join(dir, 'queue')));
   opened.push(q);
   const counters = new Set(plan.sensors.filter((s) => s.spec.signal === 'counter').map((s) => s.resource));
   const ledger = asInput(flag, () => new CounterLedger(join(dir, 'counters.json'), counters, q));
   plan.sensors = plan.sensors.map((s) => (s.spec.signal === 'counter' ? { ...s, spec: { ...s.spec, start: ledger.resume(s.resource, s.spec.start) } } : s));
-  return ledger.wrap(q);
+  const storage = ledger.wrap(q);
+  return {
+    ...storage,
+    load: (visit) =>
+      storage.load((seq, resource, value) => {
+        restored.count++;
+        visit(seq, resource, value);
+      }),
+  };
 }
 
 function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
@@ -248,7 +269,8 @@ async function makePlan(
   };
 }
 
-function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown): Simulation {
+/** `restored`: the samples the agents loaded from --durable, accepted by an earlier run. */
+function run(o: SimulationOptions, agents: Agent[], restored: { count: number }, closeService: () => unknown): Simulation {
   const startedAt = performance.now();
   const stats = (): AgentStats => sumStats(agents.map((agent) => agent.stats()));
   const ticker = setInterval(() => o.view.update(stats(), performance.now(), startedAt), STATUS_INTERVAL_MS[o.view.mode]);
@@ -273,7 +295,7 @@ function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown)
       const ok = final.queued === 0 && final.droppedOverflow === 0 && !allRefused(final);
       const elapsedMs = Math.round(performance.now() - startedAt);
       const fleet = agents.length > 1 ? { devices: agents.length } : {};
-      o.view.finish(summaryLine(final, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...fleet, ...final });
+      o.view.finish(summaryText(final, restored.count, ok, elapsedMs, o.durableDir), { type: 'summary', ok, elapsedMs, ...fleet, ...final, restored: restored.count });
       finish(ok ? 0 : 1);
     });
   };
@@ -281,9 +303,13 @@ function run(o: SimulationOptions, agents: Agent[], closeService: () => unknown)
   return { done, stop, stats };
 }
 
-function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: string | null): string {
+/**
+ * The last words: what this run accepted and what an earlier one left in --durable (`restored`, on a line of
+ * its own) add up to what was delivered, set aside, dropped and is still queued.
+ */
+function summaryText(s: AgentStats, restored: number, ok: boolean, elapsedMs: number, durableDir: string | null): string {
   const counts =
-    `accepted ${s.accepted}, refused before queuing ${s.rejectedInvalid}, delivered ${s.sent}, ` +
+    `accepted ${s.accepted}${restored > 0 ? ` + restored ${restored}` : ''}, refused before queuing ${s.rejectedInvalid}, delivered ${s.sent}, ` +
     `set aside ${s.setAside}, dropped ${s.droppedOverflow}, still queued ${s.queued}`;
   const undelivered = s.queued + s.droppedOverflow;
   const verdict = allRefused(s)
@@ -291,7 +317,8 @@ function summaryLine(s: AgentStats, ok: boolean, elapsedMs: number, durableDir: 
     : ok
       ? 'every accepted sample was delivered or set aside'
       : `${undelivered} samples were not delivered` + (s.queued > 0 && durableDir !== null ? ` (the queued ones stay in ${durableDir} for the next run)` : '');
-  return `done in ${(elapsedMs / 1000).toFixed(1)} s: ${counts}; ${verdict}`;
+  const done = `done in ${(elapsedMs / 1000).toFixed(1)} s: ${counts}; ${verdict}`;
+  return restored > 0 ? `restored ${restored} samples from ${durableDir}: accepted by an earlier run, not delivered before it ended\n${done}` : done;
 }
 
 /** Readings were taken and none was accepted: the run did nothing it was meant to. */

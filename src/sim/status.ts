@@ -43,7 +43,7 @@ export class StatusView {
     // The run began with nothing accepted: the first rate is measured from there.
     if (this.history.length === 0) this.history.push({ at: startedAt, accepted: 0 });
     const fleet = this.devices > 1 ? { devices: this.devices } : {};
-    const status = { elapsedMs: Math.round(now - startedAt), samplesPerSecond: this.rate(stats.accepted, now), ...fleet, ...stats, oldestAgeMs: Math.round(stats.oldestAgeMs) };
+    const status = { elapsedMs: Math.round(now - startedAt), samplesPerSecond: this.rate(stats.accepted, now), ...fleet, ...stats, oldestAgeMs: stats.oldestAgeMs === null ? null : Math.round(stats.oldestAgeMs) };
     if (this.mode === 'json') this.json({ type: 'status', ...status });
     else if (this.mode === 'plain') this.sink.write(statusLine(status) + '\n');
     else {
@@ -123,7 +123,7 @@ export function sumStats(all: readonly AgentStats[]): AgentStats {
     sum.authPaused ||= s.authPaused;
     sum.lastError ??= s.lastError;
     // Not a spread over the fleet: a hundred thousand arguments can overflow the stack.
-    sum.oldestAgeMs = Math.max(sum.oldestAgeMs, s.oldestAgeMs);
+    if (s.oldestAgeMs !== null) sum.oldestAgeMs = Math.max(sum.oldestAgeMs ?? 0, s.oldestAgeMs);
     sum.batchLimit = Math.min(sum.batchLimit, s.batchLimit);
     for (const id in s.setAsideBy) sum.setAsideBy[id] = (sum.setAsideBy[id] ?? 0) + s.setAsideBy[id];
   }

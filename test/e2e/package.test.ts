@@ -5,11 +5,13 @@
 // NodeNext, is told by name what the service lacks, and once better-sqlite3 is there runs the service
 // and the gateway example from it; a program that only starts an agent keeps running until stop().
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
+import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
 import { buildInto, ROOT, workDir } from './support';
 
@@ -17,17 +19,24 @@ const work = workDir('e2e-package-');
 // Outside the repository: nothing of its node_modules may be found by walking up.
 const consumer = mkdtempSync(join(tmpdir(), 'feed-agent-consumer-'));
 const installed = join(consumer, 'node_modules', 'feed-agent');
+/** What npm install printed on stderr. */
+let installWarnings = '';
 
 beforeAll(() => {
   const staged = join(work.dir, 'staged');
   buildInto(join(staged, 'dist'), true);
-  cpSync(join(ROOT, 'package.json'), join(staged, 'package.json'));
-  cpSync(join(ROOT, 'examples'), join(staged, 'examples'), { recursive: true });
-  // Built above: a prepare or prepack script would look for the sources, which are not staged.
+  // What "files" names (dist built above), and the README and licence that npm always ships.
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+  for (const entry of [...files.filter((f) => f !== 'dist'), 'package.json', 'README.md', 'LICENSE']) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(staged, entry), { recursive: true });
+  }
+  // Built above: the prepack script would build again, from scripts/, which is not staged.
   execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: staged, stdio: 'ignore' });
   const tarball = readdirSync(work.dir).find((name) => name.endsWith('.tgz'))!;
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work.dir, tarball)], { cwd: consumer, stdio: 'ignore' });
+  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work.dir, tarball)], { cwd: consumer, encoding: 'utf8' });
+  if (install.status !== 0) throw new Error('npm install failed:\n' + install.stderr);
+  installWarnings = install.stderr;
 }, 300_000);
 afterAll(() => {
   work.remove();
@@ -43,6 +52,23 @@ function node(args: string[], timeout = 30_000) {
 function filesUnder(dir: string, test: (name: string) => boolean): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((path) => test(path.split('/').pop()!));
 }
+
+describe('the package', () => {
+  it('runs no script when installed (it is built before packing), and says nothing about scripts', () => {
+    const { scripts } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(Object.keys(scripts).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    expect(scripts.prepack).toBe('node scripts/build.mjs');
+    expect(installWarnings).not.toMatch(/install-scripts|prepare/);
+  });
+
+  it('ships its MIT licence, and every file of docs/ that the README links to', () => {
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the feed-agent authors\n/);
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    const linked = [...new Set([...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]))];
+    expect(linked.length).toBeGreaterThan(5);
+    expect(linked.filter((path) => !existsSync(join(installed, path)))).toEqual([]);
+  });
+});
 
 describe('without better-sqlite3 (a project that runs agents)', () => {
   it('installs no native code: no SQLite, no compiled addon, no build files', () => {
@@ -75,6 +101,15 @@ console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedCl
     const serve = node([join(consumer, 'node_modules', '.bin', 'feed-agent'), 'serve', '--port', '0']);
     expect(serve.status).toBe(1);
     expect(serve.stderr).toMatch(/^feed-agent serve: the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3/m);
+  });
+
+  it('the gateway example says only what is missing, and exits 1', () => {
+    const run = node([join(installed, 'examples', 'gateway.mjs'), '3']);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'feed-agent serve: the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3 (an agent alone never needs it)\n',
+    );
   });
 
   it('type-checks from a strict NodeNext project, the service included', () => {
@@ -153,6 +188,57 @@ console.log(answer.status);
       expect(delivered).toBe(accepted);
       expect(queued).toBe(0);
     }
+  });
+});
+
+describe('a program that passes no log', () => {
+  // The README's snippet without its `log`, against a service that is down: a flush every 100 ms, each failing.
+  // It stops once five requests have failed.
+  const program = `import { createAgent } from 'feed-agent';
+import { createNodeHost } from 'feed-agent/node';
+const agent = createAgent(createNodeHost(), {
+  url: process.env.URL, publicKey: '${DEMO_PUBLIC_KEY}', token: '${DEMO_TOKEN}',
+  sensors: [{ resource: 104, every: 50, read: () => 50 }],
+  uplink: { flushMs: 100, backoffBaseMs: 50, backoffCapMs: 100 },
+});
+await agent.start();
+// Once several requests have failed (the first flush waits for the lookup's retry, a few seconds at most).
+const failed = setInterval(() => {
+  if (agent.stats().requests < 5) return;
+  clearInterval(failed);
+  void agent.stop({ flush: false }).then((s) => console.log('requests ' + s.requests + ', last error: ' + s.lastError));
+}, 20);
+`;
+
+  async function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    writeFileSync(join(consumer, 'no-log.mjs'), program);
+    const url = 'http://' + (await closedPort(createServer()));
+    const child = track(spawn(process.execPath, ['no-log.mjs'], { cwd: consumer, env: { ...process.env, URL: url, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, stdout, stderr };
+  }
+
+  it('hears of a failure once per kind, as a process warning that says how to see every line', async () => {
+    const { code, stdout, stderr } = await run({ NODE_DEBUG: '' });
+    expect(code).toBe(0);
+    // Several failed requests, one warning for them all.
+    expect(Number(/^requests (\d+)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(stderr.match(/\[FEED_AGENT_WARNING\] FeedAgentWarning: warn: uplink: network error on POST .*ECONNREFUSED/g)).toHaveLength(1);
+    expect(stderr).toContain('pass `log` to createNodeHost() for every line, or run with NODE_DEBUG=feed-agent');
+    expect(stderr).not.toContain(DEMO_TOKEN);
+  });
+
+  it('with NODE_DEBUG=feed-agent, prints every log line of the agent, as Node\'s own modules do', async () => {
+    const { code, stdout, stderr } = await run({ NODE_DEBUG: 'feed-agent' });
+    expect(Number(/^requests (\d+)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(code).toBe(0);
+    expect(stderr.match(/^FEED-AGENT \d+: warn: uplink: network error on POST .*ECONNREFUSED/gm)!.length).toBeGreaterThan(1);
+    expect(stderr).not.toContain('FeedAgentWarning');
+    expect(stderr).not.toContain(DEMO_TOKEN);
   });
 });
 

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_TOKEN, startService } from '../../src/service';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
@@ -48,6 +48,15 @@ describe('feed-agent simulate', () => {
     expect(summary.accepted).toBeGreaterThanOrEqual(5);
     expect(summary.sent).toBe(summary.accepted);
     expect(sim.stdout + sim.stderr).not.toContain(DEMO_TOKEN);
+  });
+
+  it('--port and --host give the local service, and so its dashboard, a stable address', async () => {
+    // A port free a moment ago (closedPort closes its server): the one the simulator is asked to listen on.
+    const port = Number((await closedPort(createServer())).split(':').pop());
+    const { code, sim } = await runSim(work.cli(), ['--port', String(port), '--host', '127.0.0.1', '--duration', '1', '--json']);
+    expect(code, sim.stderr).toBe(0);
+    expect(sim.all('start')[0]).toMatchObject({ url: `http://127.0.0.1:${port}`, dashboard: `http://127.0.0.1:${port}/`, localService: true });
+    expect(sim.stderr).toBe('');
   });
 
   it('--devices N simulates the demo fleet of a service, one agent per device, and sums it in the status line', async () => {
@@ -219,6 +228,39 @@ describe('feed-agent simulate', () => {
     expect(sim.all('summary')).toEqual([]);
   });
 
+  it('after a run that left samples in --durable, the next one says how many it restored, and its counts add up', async () => {
+    const durable = join(work.dir, 'restored-queue');
+    const config = counterConfig(work.dir, 'restored.json', 50);
+    // Nothing listens there: the first run keeps everything it accepted in DIR.
+    const down = 'http://' + (await closedPort(createServer()));
+    const first = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '1', '--drain-timeout', '0.2', '--json'], deviceEnv(down));
+    expect(first.code).toBe(1);
+    const left = summaryOf(first.sim, ['queued']).queued as number;
+    expect(left).toBeGreaterThan(0);
+
+    const { service: svc } = await service('restored');
+    try {
+      const { code, sim } = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '1'], deviceEnv(svc.url));
+      expect(code, sim.stdout + sim.stderr).toBe(0);
+      const lines = sim.stdout.trim().split('\n');
+      expect(lines.at(-2)).toBe(`restored ${left} samples from ${durable}: accepted by an earlier run, not delivered before it ended`);
+      const counts = /^done in [\d.]+ s: accepted (\d+) \+ restored (\d+), refused before queuing 0, delivered (\d+), set aside 0, dropped 0, still queued 0; every accepted sample was delivered or set aside$/.exec(lines.at(-1)!);
+      expect(counts, lines.at(-1)).not.toBeNull();
+      const [accepted, restored, delivered] = counts!.slice(1).map(Number);
+      expect(restored).toBe(left);
+      expect(accepted + restored).toBe(delivered);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('with nothing queued, oldestAgeMs is null, not a number standing for none', async () => {
+    const { code, sim } = await runSim(work.cli(), ['--duration', '1', '--json']);
+    expect(code).toBe(0);
+    const summary = summaryOf(sim, ['queued', 'oldestAgeMs', 'restored']);
+    expect(summary).toEqual({ queued: 0, oldestAgeMs: null, restored: 0 });
+  });
+
   it('after `npm start` and one Ctrl-C, the shell sees the simulator\'s own exit status, 0 when all was delivered', async () => {
     // The repository's start script, run by npm in a project whose dist/ is this build; Ctrl-C as a
     // terminal sends it, to the whole process group: npm, its shell and the simulator.
@@ -298,12 +340,31 @@ describe('feed-agent simulate', () => {
     expect(summary.sent).toBe(summary.accepted);
   });
 
+  it('says in words that a service at an https:// URL did not speak TLS, not in OpenSSL\'s', async () => {
+    const svc = await startService();
+    try {
+      const url = svc.url.replace('http://', 'https://');
+      const { code, sim } = await runSim(work.cli(), ['--url', url, '--key', DEMO_PUBLIC_KEY, '--token', DEMO_TOKEN, '--resources', '101', '--duration', '1']);
+      expect(code).toBe(1);
+      expect(sim.stderr).toMatch(/: fetch failed: the server did not speak TLS \(is it plain http:\/\/, not https:\/\/\?\)\n$/);
+      expect(sim.stderr).not.toMatch(/ssl3|SSL routines|openssl/);
+    } finally {
+      await svc.close();
+    }
+  });
+
   describe('bad input: one line on stderr, exit 2, the token never shown', () => {
     const secret = 'do-not-print-this-token-42';
     const cases: [string, string[], Record<string, string>, RegExp][] = [
       ['an unknown flag', ['--bogus'], {}, /^feed-agent simulate: unknown option --bogus \(see feed-agent simulate --help\)\n$/],
       ['a flag without its value', ['--duration'], {}, /--duration needs a value/],
       ['a positional argument', ['now'], {}, /unexpected argument/],
+      // A value that starts with a dash is still the option's value, and what is wrong with it is said.
+      ['a negative duration', ['--duration', '-1'], {}, /--duration must be a number of seconds above 0, got "-1"\n$/],
+      ['a negative drain timeout', ['--drain-timeout', '-0.5'], {}, /--drain-timeout must be a number of seconds above 0, got "-0.5"\n$/],
+      ['a negative fleet', ['--devices', '-2'], {}, /--devices must be an integer from 1 to 100000, got "-2"\n$/],
+      ['a negative --auth-retry', ['--auth-retry', '-10'], {}, /--auth-retry must be a whole number of milliseconds above 0, got "-10"\n$/],
+      ['a flag followed by another', ['--duration', '--json'], {}, /--duration needs a value: it is followed by an option \(a value that starts with "-" is written --duration=VALUE\)/],
       ['a duration that is not a number', ['--duration', 'soon'], {}, /--duration must be a number of seconds above 0, got "soon"/],
       ['a URL on a port fetch refuses', ['--url', 'http://127.0.0.1:6000', '--key', 'K', '--token', secret], {}, /--url: browsers and fetch refuse to connect to port 6000/],
       ['a bad --auth-retry', ['--auth-retry', '1.5'], {}, /--auth-retry must be a whole number of milliseconds above 0, got "1.5"/],
@@ -315,7 +376,13 @@ describe('feed-agent simulate', () => {
       ['a bad resource list', ['--resources', '73,x'], {}, /--resources must be resource ids separated by commas/],
       ['a missing config file', ['--config', 'no-such-file.json'], {}, /cannot read the config no-such-file\.json: ENOENT/],
       ['a resource the device does not have', ['--resources', '999', '--duration', '1'], {}, /cannot read resources 999/],
+      // procfs answers ENOENT to a mkdir under it, which sent Node's recursive mkdir round forever at 100 % CPU.
+      ['a --durable directory that cannot be made (procfs)', ['--durable', '/proc/no-such-dir', '--duration', '1'], {}, /--durable \/proc\/no-such-dir: ENOENT: no such file or directory, mkdir '\/proc\/no-such-dir'\n$/],
+      ['a --durable directory under a file', ['--durable', 'package.json/queue', '--duration', '1'], {}, /--durable package\.json\/queue: ENOTDIR/],
       ['a CA file that cannot be read', ['--ca', 'no-such-ca.pem', '--duration', '1'], {}, /--ca no-such-ca\.pem: ENOENT/],
+      ['--port with a URL, where no local service is started', ['--url', 'http://127.0.0.1:8', '--key', 'K', '--token', secret, '--port', '8080'], {}, /--port: only for the local service, which is not started when a URL is given\n$/],
+      ['a --port fetch refuses', ['--port', '6000'], {}, /--port: browsers and fetch refuse to connect to port 6000/],
+      ['the demo off loopback', ['--host', '0.0.0.0'], {}, /refusing to serve the demo devices off loopback: .* or --allow-demo-token to serve the demo there anyway\n$/],
       ['a fleet of no device', ['--devices', '0'], {}, /--devices must be an integer from 1 to 100000, got "0"/],
       ['a fleet with a token', ['--devices', '2', '--token', secret], {}, /--devices simulates the demo fleet as it is, .*: not with --token\n$/],
       ['a fleet with resources', ['--devices', '2', '--resources', '101'], {}, /not with --resources\n$/],
@@ -327,6 +394,27 @@ describe('feed-agent simulate', () => {
       expect(sim.stderr).toMatch(pattern);
       expect(sim.stderr.trim().split('\n')).toHaveLength(1);
       expect(sim.stderr).not.toContain(secret);
+    });
+
+    it('nothing to simulate, whether nothing was named or everything named was skipped', async () => {
+      const empty = join(work.dir, 'empty.json');
+      writeFileSync(empty, '{}');
+      const none = await runSim(work.cli(), ['--config', empty]);
+      expect(none.code).toBe(2);
+      expect(none.sim.stderr).toMatch(/^feed-agent simulate: nothing to simulate: name the resources/);
+      // 106 has a pattern, for which no signal is chosen: it is skipped, and nothing is left.
+      const svc = await startService();
+      try {
+        const { code, sim } = await runSim(work.cli(), ['--url', svc.url, '--key', DEMO_PUBLIC_KEY, '--token', DEMO_TOKEN, '--resources', '106', '--duration', '1']);
+        expect(code).toBe(2);
+        expect(sim.stdout).toBe('');
+        expect(sim.stderr).toBe(
+          'feed-agent simulate: nothing to simulate: every resource named was skipped (106 Circulation Fan: its values must match the pattern on|off; ' +
+            'no signal is chosen for a pattern (a "constant" sensor in --config can feed it))\n',
+        );
+      } finally {
+        await svc.close();
+      }
     });
 
     it('a config with unknown keys and bad values names each of them', async () => {

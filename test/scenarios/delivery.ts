@@ -71,7 +71,7 @@ export const deliveryScenarios: Scenario[] = [
       let oldest = 0;
       for (let t = 0; t < 240_000; t += 1_000) {
         await ctx.clock.advance(1_000);
-        oldest = Math.max(oldest, agent.stats().oldestAgeMs);
+        oldest = Math.max(oldest, agent.stats().oldestAgeMs ?? 0);
       }
       atMost(oldest, FLAKY_BOUND_MS, 'oldest queued sample, ms');
       const stats = await settle(ctx, agent.stop({ flush: true }), UPLINK_DEFAULTS.timeoutMs + MAX_SETTLE_MS);

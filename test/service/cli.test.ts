@@ -152,6 +152,8 @@ describe('feed-agent serve', () => {
       [['--colour'], 'feed-agent serve: unknown option --colour (see feed-agent serve --help)\n'],
       [['--port'], 'feed-agent serve: --port needs a value (see feed-agent serve --help)\n'],
       [['--port', '70000'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "70000"\n'],
+      [['--port', '-1'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "-1"\n'],
+      [['--max-ids', '-3'], 'feed-agent serve: --max-ids must be an integer from 1 to'],
       [['--seed', join(work, 'no-such-seed.json')], 'feed-agent serve: cannot read the seed file: ENOENT'],
     ] as const) {
       const refused = await serve([...args], { mayExit: true });
@@ -159,6 +161,42 @@ describe('feed-agent serve', () => {
       expect(refused.output()).toContain(message);
       expect(refused.output()).not.toContain('listening on');
     }
+  });
+
+  it('refuses a --db in no directory, a --host that is no address and a bad --rate-limit with exit 2, saying what is wrong', async () => {
+    for (const [args, message] of [
+      [['--db', '/nonexistent/dir/x.db'], 'feed-agent serve: --db /nonexistent/dir/x.db: the directory /nonexistent/dir does not exist\n'],
+      [['--host', '999.1.1.1'], 'feed-agent serve: --host must be an IP address of this machine or a host name, not "999.1.1.1"\n'],
+      [['--rate-limit', 'foo'], 'feed-agent serve: --rate-limit must be RPS or RPS:BURST, requests per second and a burst as positive integers (e.g. 10 or 10:20), not "foo"\n'],
+      [['--rate-limit', '10:0'], 'not "10:0"\n'],
+    ] as const) {
+      const refused = await serve(['--port', '0', ...args], { mayExit: true });
+      expect(await refused.exited, args.join(' ')).toBe(2);
+      expect(refused.output()).toContain(message);
+      expect(refused.output()).not.toContain('listening on');
+    }
+    // RPS:BURST as the help says.
+    const limited = await serve(['--port', '0', '--rate-limit', '10:20']);
+    expect(await limited.stop()).toBe(0);
+  });
+
+  it('refuses to serve the demo tokens, which the README prints, off loopback unless --allow-demo-token, before it listens', async () => {
+    // Refused while the options are read: nothing is bound, so no address but loopback is ever used here.
+    for (const host of ['0.0.0.0', '::', '192.0.2.1']) {
+      const refused = await serve(['--port', '0', '--host', host], { mayExit: true });
+      expect(await refused.exited, host).toBe(2);
+      expect(refused.output()).toBe(
+        `feed-agent serve: refusing to serve the demo devices off loopback: the demo devices' tokens are printed in the README, so on ${host} anyone on the network ` +
+          'who reaches this port can write as them. Give --seed FILE with tokens of your own, or --allow-demo-token to serve the demo there anyway\n',
+      );
+    }
+    const fleet = await serve(['--port', '0', '--host', '0.0.0.0', '--demo-devices', '3'], { mayExit: true });
+    expect(await fleet.exited).toBe(2);
+    // The flag is an option like any other; on loopback the demo needs no warning.
+    const allowed = await serve(['--port', '0', '--host', '127.0.0.1', '--allow-demo-token']);
+    await allowed.line('public key');
+    expect(allowed.output()).not.toContain('warning');
+    expect(await allowed.stop()).toBe(0);
   });
 
   it('refuses a port that browsers and fetch refuse to connect to (6000 would serve curl but not the dashboard)', async () => {
