@@ -13,7 +13,9 @@ import type { Host, HttpRequest, HttpResult } from './host';
 import type { CreatedFeed, Feed, FeedInput, InputValue, Resource, Subtype } from './wire';
 import { LIMITS } from './wire';
 import { rawData } from './validate';
-import { FeedError, elementIndexOf, parseRetryAfter, redact } from './errors';
+import { FeedError, elementIndexOf, redact } from './errors';
+import { parseRetryAfter } from './retry-after';
+import { MAX_REDIRECTS, sameOriginTarget } from './redirect';
 import type { FeedErrorKind, FeedErrorDetails } from './errors';
 
 export interface ClientOptions {
@@ -42,10 +44,30 @@ export interface BatchOutcome {
   partial: boolean;
 }
 
+// The most answer bytes a request may bring (HttpRequest.maxResponseBytes): what it can honestly produce,
+// with room to spare, so a broken or hostile peer cannot make the host read megabytes (docs/architecture.md,
+// "Answers are bounded"). Every answer may be an error page of a proxy or a short envelope: ANSWER_FLOOR.
+// A read brings one record per id: a resource record's fixed fields take under 1 KB, the rest is text a
+// person wrote (names, descriptions, a regex) and a last feed's raw_data, a reading of at most the queue's
+// 2,048 string bytes by default, 6 bytes a character when escaped: RECORD_BYTES each. A write's answer
+// echoes each input as its raw_data, 6 bytes a body character at worst (a \uXXXX escape), plus a created
+// feed's fixed fields or a refused element's message: ELEMENT_BYTES each.
+const ANSWER_FLOOR = 16384;
+const RECORD_BYTES = 16384;
+const ELEMENT_BYTES = 512;
+
+/** The answer bound of a read of `records` records. */
+function readBound(records: number): number {
+  return ANSWER_FLOOR + records * RECORD_BYTES;
+}
+
+/** The answer bound of a write of `body` holding `elements` inputs. */
+function writeBound(body: string, elements: number): number {
+  return ANSWER_FLOOR + 6 * body.length + elements * ELEMENT_BYTES;
+}
+
 // Shared by every request: headers are never built per call. Frozen, so an adapter that would change
 // them fails loudly instead of leaking a header into the next request.
-// Until the bound follows each request's size (issue 22): far above any honest answer of a default batch.
-const MAX_ANSWER_BYTES = 262144;
 const READ_HEADERS: Record<string, string> = Object.freeze({ Accept: 'application/json' });
 
 export class FeedClient {
@@ -150,7 +172,8 @@ export class FeedClient {
     id: number,
   ): Promise<T> {
     const path = this.device_ + resourcePath + query(o);
-    return this.exchange_(method, path, body, headers, 0).then((payload) => {
+    const bound = body === undefined ? readBound(1) : writeBound(body, 1);
+    return this.exchange_(method, path, body, headers, 0, bound).then((payload) => {
       const issue = recordIssue(payload, table, id);
       if (issue !== null) throw this.malformed_(method + ' ' + path, 'payload' + issue);
       return payload as T;
@@ -171,7 +194,7 @@ export class FeedClient {
         if (start >= ids.length) return all;
         const part = ids.slice(start, start + LIMITS.maxIdsInPath);
         const path = this.device_ + '/resources/' + part.join(',') + suffix + query(o);
-        return this.exchange_('GET', path, undefined, headers, 0).then((payload) => {
+        return this.exchange_('GET', path, undefined, headers, 0, readBound(part.length)).then((payload) => {
           const issue = listIssue(payload, part.length, (i) => recordIssue((payload as unknown[])[i], part[i]), 'records');
           if (issue !== null) throw this.malformed_('GET ' + path, 'payload' + issue);
           return from(start + LIMITS.maxIdsInPath, all.concat(payload as T[]));
@@ -191,7 +214,7 @@ export class FeedClient {
     const headers = this.writeHeadersFor_('createFeeds', o);
     if (count === 0) return { rejected: [], feeds: [], partial: false };
     const path = this.feeds_ + query(o);
-    const payload = await this.exchange_('POST', path, body, headers, count);
+    const payload = await this.exchange_('POST', path, body, headers, count, writeBound(body, count));
     // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
     // back for that, only on this rare path.
     const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
@@ -203,7 +226,10 @@ export class FeedClient {
 
   /**
    * One exchange: the payload of a 200 answer whose envelope is well formed, else a FeedError.
-   * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`.
+   * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`;
+   * `maxBytes` bounds the answer. A 307 or 308 to the same origin is followed here, with the same
+   * method, body and headers (the token too: the origin is the one it was given for), at most
+   * MAX_REDIRECTS times; any other redirect is an error that names its Location.
    */
   private async exchange_(
     method: 'GET' | 'POST',
@@ -211,22 +237,31 @@ export class FeedClient {
     body: string | undefined,
     headers: Record<string, string>,
     batchCount: number,
+    maxBytes: number,
   ): Promise<unknown> {
-    const request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_, maxResponseBytes: MAX_ANSWER_BYTES };
+    let request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_, maxResponseBytes: maxBytes };
     if (body !== undefined) request.body = body;
     let result: HttpResult;
-    try {
-      result = await this.send_(request);
-    } catch (e) {
-      result = broken(e);
+    let hops = 0;
+    for (; ; hops++) {
+      try {
+        result = await this.send_(request);
+      } catch (e) {
+        result = broken(e);
+      }
+      if (result.kind !== 'response' || (result.status !== 307 && result.status !== 308) || hops === MAX_REDIRECTS) break;
+      const target = result.location ? sameOriginTarget(request.url, result.location) : null;
+      if (target === null) break;
+      // A new request: the host may still hold the one it was given.
+      request = { ...request, url: target };
     }
-    return this.payload_(result, request, batchCount);
+    return this.payload_(result, method, path, batchCount, hops);
   }
 
   /** The payload of a 200 answer whose envelope is well formed; a FeedError for anything else. */
-  private payload_(result: HttpResult, request: HttpRequest, batchCount: number): unknown {
+  private payload_(result: HttpResult, method: string, path: string, batchCount: number, hops: number): unknown {
     // Named in messages only, so only made for one.
-    const where = (): string => request.method + ' ' + request.url.slice(this.baseUrl_.length);
+    const where = (): string => method + ' ' + path;
     if (result.kind === 'timeout') {
       throw this.fail_('timeout', 'timeout after ' + this.timeoutMs_ + ' ms on ' + where(), { maybeDelivered: result.maybeDelivered });
     }
@@ -234,12 +269,18 @@ export class FeedClient {
       throw this.fail_('network', 'network error on ' + where() + ': ' + result.message, { maybeDelivered: result.maybeDelivered });
     }
     const status = result.status;
+    if (status >= 300 && status <= 399) {
+      const location = redact(result.location ?? '', this.token_);
+      const why = location === '' ? 'without a Location' : status !== 307 && status !== 308 ? 'not followed, it may turn the request into a GET'
+        : hops === MAX_REDIRECTS ? 'not followed, after ' + hops + ' redirects' : 'not followed, another origin';
+      throw this.fail_('http', 'HTTP ' + status + ' on ' + where() + ': redirected to ' + (location || '?') + ' (' + why + ')', { status, location });
+    }
     if (status < 200 || status > 299) {
       const detail = failureDetail(result.body);
       const index = batchCount > 0 && status >= 400 && status < 500 ? elementIndexOf(detail) : -1;
       throw this.fail_('http', 'HTTP ' + status + ' on ' + where() + ': ' + detail, {
         status,
-        retryAfterMs: parseRetryAfter(result.retryAfter),
+        retryAfterMs: parseRetryAfter(result.retryAfter, result.date ?? null),
         elementIndex: index < batchCount ? index : -1,
       });
     }

@@ -10,8 +10,11 @@ import type { Operation } from '../scenarios/operation';
 
 export type FaultAction =
   | { do: 'pass' }
-  /** Answers `status` with the failure envelope (and `Retry-After` when given); nothing is forwarded. */
-  | { do: 'status'; status: number; message?: string; retryAfter?: string }
+  /**
+   * Answers `status` with the failure envelope, and `Retry-After`, `Date` (else the proxy's own clock's)
+   * and `Location` when given; nothing is forwarded.
+   */
+  | { do: 'status'; status: number; message?: string; retryAfter?: string; date?: string; location?: string }
   /** Answers 200 with a body that is not JSON; `forward` (default true) lets the service act first. */
   | { do: 'malformed'; forward?: boolean }
   /** Destroys the connection, before forwarding (nothing arrived) or after (stored, answer lost). */
@@ -213,7 +216,11 @@ export class FaultProxy {
       case 'pass':
         return relay(res, await forward());
       case 'status':
-        return answer(res, action.status, failure(action.message ?? 'fault injected: status ' + action.status), action.retryAfter);
+        return answer(res, action.status, failure(action.message ?? 'fault injected: status ' + action.status), {
+          'retry-after': action.retryAfter,
+          date: action.date,
+          location: action.location,
+        });
       case 'malformed':
         if (action.forward !== false) await forward();
         return answer(res, 200, '{"success": true, "payload": [');
@@ -344,19 +351,22 @@ function failure(message: string): string {
   return JSON.stringify({ success: false, payload: null, message });
 }
 
-function answer(res: http.ServerResponse, status: number, body: string, retryAfter?: string): void {
+/** Headers besides the service's own three; one left undefined is not sent (`date`: Node sends its clock's). */
+type Extra = Record<'retry-after' | 'date' | 'location', string | undefined>;
+
+function answer(res: http.ServerResponse, status: number, body: string, extra?: Partial<Extra>): void {
   const headers: http.OutgoingHttpHeaders = {
     'content-type': 'application/json',
     'content-language': 'en',
     'content-length': Buffer.byteLength(body),
   };
-  if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
+  for (const [name, value] of Object.entries(extra ?? {})) if (value !== undefined) headers[name] = value;
   res.writeHead(status, headers).end(body);
 }
 
 function relay(res: http.ServerResponse, upstream: Upstream): void {
   const retryAfter = upstream.headers['retry-after'];
-  answer(res, upstream.status, upstream.body, typeof retryAfter === 'string' ? retryAfter : undefined);
+  answer(res, upstream.status, upstream.body, { 'retry-after': typeof retryAfter === 'string' ? retryAfter : undefined });
 }
 
 /** The whole body of a request or response, as UTF-8 text. */

@@ -3,7 +3,9 @@
 // so an engine difference in string, regex, number or typed-array behaviour shows up here, named, before
 // it shows up in a scenario.
 import { checkConfig, ConfigError } from '../../src/core/config';
-import { elementIndexOf, parseRetryAfter, redact } from '../../src/core/errors';
+import { elementIndexOf, redact } from '../../src/core/errors';
+import { parseHttpDate, parseRetryAfter } from '../../src/core/retry-after';
+import { sameOriginTarget } from '../../src/core/redirect';
 import type { SampleValue } from '../../src/core/host';
 import { SampleQueue } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
@@ -75,6 +77,12 @@ export const probes: Record<string, () => unknown> = {
 
   errors: () => ({
     retryAfter: ['0', ' 12 ', '1234567890', 'Wed, 21 Oct 2015 07:28:00 GMT', '-1', ''].map((v) => parseRetryAfter(v)),
+    retryAfterDate: ['Thu, 01 Jan 1970 00:00:05 GMT', 'Fri, 31 Dec 2100 23:59:59 GMT', 'Sunday, 06-Nov-94 08:49:40 GMT', 'Sun Nov  6 08:49:37 1994']
+      .map((v) => parseRetryAfter(v, 'Thu, 01 Jan 1970 00:00:00 GMT')),
+    httpDate: ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', 'Fri, 01 Jan 2100 00:00:00 GMT', 'Sun, 06 Foo 1994 08:49:37 GMT']
+      .map((v) => String(parseHttpDate(v))),
+    redirect: ['d', '../../../d', '?y', '/d/./e/..', 'HTTP://H.TEST:80/x', 'https://h.test/x', '//h.test/x#f', '/x y']
+      .map((v) => sameOriginTarget('http://h.test/a/b/c?q=1', v)),
     element: ['element 3: resource 99 not found', 'bad element 12: x', 'elements 4: no', 'element x:'].map(elementIndexOf),
     redact: redact('Authorization: Bearer abc.DEF-123== and secret-token and Bearer xyz', 'secret-token'),
   }),
