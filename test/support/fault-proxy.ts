@@ -48,7 +48,12 @@ export type FaultAction =
   /** Forwards, then answers with a status line that is not HTTP (`HTTP/1.1200OK`) and closes. */
   | { do: 'garble' }
   /** Forwards, then sends the service's status and headers but half its body, and closes. */
-  | { do: 'truncate' };
+  | { do: 'truncate' }
+  /**
+   * Forwards, then answers the service's envelope padded with spaces to `bytes` (still valid JSON), in
+   * chunks and with backpressure; `bloated` counts the bytes the socket took before the client left.
+   */
+  | { do: 'bloat'; bytes: number };
 
 export interface FaultRule {
   /** The operation it applies to; any when omitted. */
@@ -91,6 +96,8 @@ export class FaultProxy {
   readonly stored: StoredFeed[] = [];
   /** How many requests each action was applied to, by `<operation> <action>` (`create reset after`, `last pass`). */
   readonly applied = new Map<string, number>();
+  /** Bytes of `bloat` answers the sockets took. */
+  bloated = 0;
   private rules: (FaultRule & { left: number })[] = [];
   private fates = new Map<string, Fate>();
   private sockets = new Set<Socket>();
@@ -265,6 +272,22 @@ export class FaultProxy {
         await forward();
         req.socket.end('HTTP/1.1200OK\r\ncontent-length: 0\r\n\r\n');
         return;
+      case 'bloat': {
+        const upstream = await forward();
+        res.writeHead(upstream.status, { 'content-type': 'application/json' });
+        const pad = Buffer.alloc(64 * 1024, 0x20);
+        let left = action.bytes - Buffer.byteLength(upstream.body);
+        const more = (): void => {
+          while (left > 0 && !res.destroyed) {
+            const chunk = left < pad.length ? pad.subarray(0, left) : pad;
+            left -= chunk.length;
+            this.bloated += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          if (!res.destroyed) res.end(upstream.body);
+        };
+        return more();
+      }
       case 'truncate': {
         const upstream = await forward();
         const body = Buffer.from(upstream.body, 'utf8');
