@@ -131,7 +131,7 @@ class FeedAgent implements Agent {
     this.uplink = new Uplink(host, this.client, this.queue, s, this.counters, random, {
       setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
       departed: () => this.journal.checkpoint(),
-      presence: () => this.keepAlive.seen_(),
+      presence: () => this.keepAlive.seen(),
       failing: (failing) => {
         this.failing = failing;
       },
@@ -144,10 +144,10 @@ class FeedAgent implements Agent {
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
     this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive, this.vanished]);
     this.sampler = new Sampler(host, sensors, {
-      sample_: (i, value) => {
+      sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
       },
-      readFailed_: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + errorText(e)),
+      readFailed: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + errorText(e)),
     });
   }
 
@@ -168,10 +168,10 @@ class FeedAgent implements Agent {
     }
     this.state = 'running';
     this.resources.admit(true);
-    this.sampler.begin_();
+    this.sampler.begin();
     this.uplink.begin();
     this.commands.begin();
-    this.keepAlive.begin_();
+    this.keepAlive.begin();
     this.vanished.begin();
   }
 
@@ -180,9 +180,9 @@ class FeedAgent implements Agent {
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
     this.resources.admit(false);
-    this.sampler.end_();
+    this.sampler.end();
     this.commands.end();
-    this.keepAlive.end_();
+    this.keepAlive.end();
     this.vanished.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
@@ -324,9 +324,9 @@ class FeedAgent implements Agent {
   private learnt(records: readonly Resource[]): void {
     this.reconciler.looked(records);
     this.resources.admit(this.state === 'running');
-    this.keepAlive.seen_();
+    this.keepAlive.seen();
     if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.intervalMs_ = (this.resources.shortestLifetimeMin * 60_000) / 2;
+      this.keepAlive.setIntervalMs((this.resources.shortestLifetimeMin * 60_000) / 2);
     }
   }
 

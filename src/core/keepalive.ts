@@ -9,60 +9,65 @@ import { errorText } from './errors';
 
 export class KeepAlive implements Job {
   wanted = false;
-  private lastPresenceAt_ = 0;
-  private timer_: TimerHandle | null = null;
-  private running_ = false;
-  private readonly onTimer_ = (): void => {
-    this.timer_ = null;
-    if (this.host_.now() - this.lastPresenceAt_ >= this.intervalMs_) this.want_();
-    else this.arm_();
+  private lastPresenceAt = 0;
+  private timer: TimerHandle | null = null;
+  private running = false;
+  private readonly onTimer = (): void => {
+    this.timer = null;
+    if (this.host.now() - this.lastPresenceAt >= this.intervalMs) this.want();
+    else this.arm();
   };
 
   constructor(
-    private readonly host_: Host,
-    private readonly client_: FeedClient,
-    private readonly ids_: readonly number[],
-    private readonly counters_: Counters,
-    private readonly report_: (level: 'warn', message: string) => void,
-    private readonly want_: () => void,
-    public intervalMs_: number,
+    private readonly host: Host,
+    private readonly client: FeedClient,
+    private readonly ids: readonly number[],
+    private readonly counters: Counters,
+    private readonly report: (level: 'warn', message: string) => void,
+    private readonly want: () => void,
+    private intervalMs: number,
   ) {}
 
-  begin_(): void {
-    this.running_ = true;
-    this.lastPresenceAt_ = this.host_.now();
-    this.arm_();
+  begin(): void {
+    this.running = true;
+    this.lastPresenceAt = this.host.now();
+    this.arm();
   }
 
-  end_(): void {
-    this.running_ = false;
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    this.timer_ = null;
+  end(): void {
+    this.running = false;
+    if (this.timer !== null) this.host.clearTimer(this.timer);
+    this.timer = null;
+  }
+
+  /** Reads every `ms` from now on: half the shortest lifetime, once the lookup learnt it. */
+  setIntervalMs(ms: number): void {
+    this.intervalMs = ms;
   }
 
   /** Something non-silent and authenticated reached the service. */
-  seen_(): void {
-    this.lastPresenceAt_ = this.host_.now();
+  seen(): void {
+    this.lastPresenceAt = this.host.now();
   }
 
   async run(): Promise<void> {
-    if (!this.running_) return;
+    if (!this.running) return;
     try {
-      await this.client_.getResources(this.ids_);
-      this.seen_();
+      await this.client.getResources(this.ids);
+      this.seen();
     } catch (e) {
-      this.counters_.lastError = errorText(e);
-      this.report_('warn', 'keep-alive read: ' + errorText(e));
+      this.counters.lastError = errorText(e);
+      this.report('warn', 'keep-alive read: ' + errorText(e));
       // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
-      this.lastPresenceAt_ = this.host_.now() - this.intervalMs_ + Math.ceil(this.intervalMs_ / 4);
+      this.lastPresenceAt = this.host.now() - this.intervalMs + Math.ceil(this.intervalMs / 4);
     }
-    this.arm_();
+    this.arm();
   }
 
-  private arm_(): void {
-    if (!this.running_ || this.ids_.length === 0) return;
-    if (this.timer_ !== null) this.host_.clearTimer(this.timer_);
-    const wait = Math.max(0, this.lastPresenceAt_ + this.intervalMs_ - this.host_.now());
-    this.timer_ = this.host_.setTimer(wait, this.onTimer_);
+  private arm(): void {
+    if (!this.running || this.ids.length === 0) return;
+    if (this.timer !== null) this.host.clearTimer(this.timer);
+    const wait = Math.max(0, this.lastPresenceAt + this.intervalMs - this.host.now());
+    this.timer = this.host.setTimer(wait, this.onTimer);
   }
 }
