@@ -8,10 +8,10 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import { track } from '../support/children';
-import { buildInto, ROOT, workDir } from './support';
+import { ROOT, workDir } from './support';
 
 const work = workDir('e2e-package-');
 // Outside the repository: nothing of its node_modules may be found by walking up.
@@ -20,7 +20,8 @@ const installed = join(consumer, 'node_modules', 'feed-agent');
 
 beforeAll(() => {
   const staged = join(work.dir, 'staged');
-  buildInto(join(staged, 'dist'), true);
+  // The build the e2e project made once, type declarations included.
+  cpSync(inject('built'), join(staged, 'dist'), { recursive: true });
   cpSync(join(ROOT, 'package.json'), join(staged, 'package.json'));
   cpSync(join(ROOT, 'examples'), join(staged, 'examples'), { recursive: true });
   // Built above: a prepare or prepack script would look for the sources, which are not staged.
