@@ -10,6 +10,7 @@
 //              halves find (bisection); prefixes go until it is pinned down and set aside
 //   paused     the service refused the request as a whole (a refused token): nothing before `at`
 import type { SampleQueue } from './queue';
+import { BatchBody } from './batch-body';
 import { IDLE, ISOLATING, PAUSED, SENDING, UNKNOWN } from './decide';
 
 export class Head {
@@ -31,7 +32,11 @@ export class Head {
   /** Unknown: a read-back made from this time on can rule out that the service still stores the batch. */
   settledAt = 0;
 
-  constructor(private readonly queue: SampleQueue) {}
+  private readonly body: BatchBody;
+
+  constructor(private readonly queue: SampleQueue) {
+    this.body = new BatchBody(queue);
+  }
 
   /** Isolation has pinned the refused element down to the first sample: set it aside without sending it again. */
   get pinned(): boolean {
@@ -47,7 +52,7 @@ export class Head {
   /** The first `n` samples go out: their body, locked. */
   send(n: number): string {
     if (this.state !== ISOLATING) this.enter(SENDING, n);
-    return this.queue.take(n);
+    return this.body.take(n);
   }
 
   /** The first `n` samples are finished (stored, or read back stored): they leave, and so does what was known of them. */

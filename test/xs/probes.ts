@@ -13,6 +13,7 @@ import { checkInput, compileRestriction, numericValue, rawData } from '../../src
 import { decisions } from '../support/decision-table';
 import { runProperty } from '../support/property';
 import type { PropertyRun } from '../support/property';
+import { encode } from '../support/queue-body';
 
 const INPUTS: SampleValue[] = [0, -0, 1, 1.5, -3, 1e21, 1e-7, 123456789.125, NaN, Infinity, true, false, '', '7', ' 7', '1e3', '0x10', '.5', 'on', 'ON', 'off!', 'é', '😀', '\u2028'];
 
@@ -90,7 +91,7 @@ export const probes: Record<string, () => unknown> = {
   queue: () => {
     const queue = new SampleQueue({ capacity: 16, overflow: 'drop-oldest', stringBytes: 64, withSeq: true, clock });
     const pushes = fillQueue(queue, 40, 100);
-    const first = queue.encode(0, queue.length);
+    const first = encode(queue, 0, queue.length);
     queue.lock(4);
     const more = fillQueue(queue, 12, 500);
     queue.shift(3);
@@ -100,9 +101,9 @@ export const probes: Record<string, () => unknown> = {
     const refused = fillQueue(refuse, 9, 0).concat(String(refuse.push(2, 'a string that is too long', 0, 0)));
     return {
       pushes, first, more, values, refused,
-      last: queue.encode(0, queue.length),
+      last: encode(queue, 0, queue.length),
       seqs: [queue.seqAt(0), queue.seqAt(queue.length - 1)],
-      counters: [queue.length, queue.highWater, queue.droppedOverflow, queue.inFlight, refuse.droppedOverflow, refuse.encode(0, refuse.length)],
+      counters: [queue.length, queue.highWater, queue.droppedOverflow, queue.inFlight, refuse.droppedOverflow, encode(refuse, 0, refuse.length)],
     };
   },
 
@@ -111,7 +112,7 @@ export const probes: Record<string, () => unknown> = {
     const numbers = [0, -0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -123.456, 2 ** 53 + 2];
     const queue = new SampleQueue({ capacity: numbers.length, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
     for (const n of numbers) queue.push(4000000000, n, 0, 0);
-    const encoded = queue.encode(0, queue.length);
+    const encoded = encode(queue, 0, queue.length);
     return { encoded, same: encoded === JSON.stringify(numbers.map((input) => ({ id_resource: 4000000000, input }))) };
   },
 };
