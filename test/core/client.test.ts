@@ -538,6 +538,22 @@ describe('failures', () => {
     }
   });
 
+  it('bounds each answer by what its request can honestly bring', async () => {
+    const ids = Array.from({ length: 150 }, (_, i) => i + 1);
+    const body = '[{"id_resource":73,"input":1},{"id_resource":73,"input":"é"}]';
+    const { client, requests } = setup([
+      ok(resource73()),
+      ok(ids.slice(0, 100).map((id) => ({ ...resource73(), id_resource: id }))),
+      ok(ids.slice(100).map((id) => ({ ...resource73(), id_resource: id }))),
+      ok([created(73, 1, 1), created(73, 'é', 2)]),
+    ]);
+    await client.getResource(73);
+    await client.getResources(ids);
+    await client.createFeedsEncoded(body, 2, () => 73);
+    // 16 KB for an envelope or an error page; 16 KB a record read; 6 bytes a body character and 512 an element written.
+    expect(requests.map((r) => r.maxResponseBytes)).toEqual([16384 + 16384, 16384 + 100 * 16384, 16384 + 50 * 16384, 16384 + 6 * body.length + 2 * 512]);
+  });
+
   it('follows a 307 or 308 to the same origin with the same method, body and token', async () => {
     const moved = (status: number, location: string): HttpResult => ({ kind: 'response', status, retryAfter: null, location, body: '' });
     const { client, requests } = setup([
