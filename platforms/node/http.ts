@@ -57,7 +57,8 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
     const controller = new AbortController();
     let request: Request;
     try {
-      // A redirect is answered, not followed: following one would turn a POST into a GET.
+      // A redirect is answered, not followed: the core follows a 307 or 308 to the same origin itself
+      // (client.ts); fetch would turn a POST redirected by a 301, 302 or 303 into a GET.
       request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal });
     } catch (e) {
       // A bad URL or header value: refused before anything was sent.

@@ -45,8 +45,8 @@ export interface BatchOutcome {
 }
 
 // The most answer bytes a request may bring (HttpRequest.maxResponseBytes): what it can honestly produce,
-// with room to spare, so a broken or hostile peer cannot make the host read megabytes (docs/architecture.md,
-// "Answers are bounded"). Every answer may be an error page of a proxy or a short envelope: ANSWER_FLOOR.
+// with room to spare, so a broken or hostile peer cannot make the host read megabytes (README, "Bounded
+// answers"). Every answer may be an error page of a proxy or a short envelope: ANSWER_FLOOR.
 // A read brings one record per id: a resource record's fixed fields take under 1 KB, the rest is text a
 // person wrote (names, descriptions, a regex) and a last feed's raw_data, a reading of at most the queue's
 // 2,048 string bytes by default, 6 bytes a character when escaped: RECORD_BYTES each. A write's answer
