@@ -77,15 +77,15 @@ export async function perSampleRun(url: string, durationMs: number): Promise<Pic
   };
   const sensors = Array.from({ length: SENSORS }, () => ({ resource: COUNTER, every: EVERY_MS, read: reading }));
   const sampler = new Sampler(host, sensors, {
-    sample_: (_, value) => {
+    sample: (_, value) => {
       waiting.push(value as number);
       if (!sending) void send();
     },
     // The reading is the clock: it cannot fail.
-    readFailed_: () => {},
+    readFailed: () => {},
   });
-  sampler.begin_();
+  sampler.begin();
   await ff.run(durationMs);
-  sampler.end_();
+  sampler.end();
   return { ages: ages.sort((a, b) => a - b) };
 }

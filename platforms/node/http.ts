@@ -1,5 +1,7 @@
 // Host['request'] over Node's built-in fetch (undici). Connections are reused through the dispatcher's
 // keep-alive pool; TLS certificates are always verified. Every failure becomes an HttpResult: it never rejects.
+// An answer is read as a stream, at most `maxResponseBytes` of it, whatever its Content-Length says: a
+// longer one is dropped with its connection, so a peer cannot make the process hold megabytes.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
@@ -56,7 +58,8 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
     const controller = new AbortController();
     let request: Request;
     try {
-      // A redirect is answered, not followed: following one would turn a POST into a GET.
+      // A redirect is answered, not followed: the core follows a 307 or 308 to the same origin itself
+      // (client.ts); fetch would turn a POST redirected by a 301, 302 or 303 into a GET.
       request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal });
     } catch (e) {
       // A bad URL or header value: refused before anything was sent.
@@ -68,15 +71,45 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
     timer.unref();
     try {
       const response = await fetch(request, init);
-      const body = await response.text();
-      return { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after'), body };
+      const body = await readAtMost(response, req.maxResponseBytes);
+      if (body === null) {
+        controller.abort(tooLong);
+        return { kind: 'network', message: 'the answer is longer than ' + req.maxResponseBytes + ' bytes', maybeDelivered: true };
+      }
+      const headers = response.headers;
+      return { kind: 'response', status: response.status, retryAfter: headers.get('retry-after'), date: headers.get('date'), location: headers.get('location'), body };
     } catch (e) {
-      if (e === timedOut) return { kind: 'timeout', maybeDelivered: true };
+      if (e === timedOut || controller.signal.reason === timedOut) return { kind: 'timeout', maybeDelivered: true };
       return failure(e, req.headers);
     } finally {
       clearTimeout(timer);
     }
   };
+}
+
+/** Aborting a fetch with it drops the connection of an answer read no further. */
+const tooLong = new Error('answer too long');
+
+/**
+ * The answer's body as UTF-8 text, or null once it holds more than `max` bytes. A Content-Length above
+ * `max` ends it before a byte is read; a lower one is not trusted either: the bytes are counted.
+ */
+async function readAtMost(response: Response, max: number): Promise<string | null> {
+  const length = response.headers.get('content-length');
+  if (length !== null && Number(length) > max) return null;
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) return null;
+    chunks.push(value);
+  }
+  // As response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
 }
 
 function failure(e: unknown, headers: Record<string, string>): HttpResult {

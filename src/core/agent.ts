@@ -1,6 +1,6 @@
 // The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
 // keeps presence alive. It owns the order of start and stop and is the only place parts meet.
-import type { Host, LogLevel, QueueStorage, SampleValue } from './host';
+import type { Host, LogLevel, SampleValue } from './host';
 import type { AgentConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
@@ -18,6 +18,7 @@ import { MissingResourceError, Resources } from './resources';
 import type { Known } from './resources';
 import type { Resource } from './wire';
 import { Sampler } from './sampler';
+import { StorageJournal } from './storage-journal';
 import { Uplink } from './uplink';
 import { checkInput } from './validate';
 import { Vanished } from './vanished';
@@ -99,19 +100,7 @@ class FeedAgent implements Agent {
   /** Samples set aside, per resource. */
   private readonly setAsideBy: Record<number, number> = {};
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  /** Sequence numbers matter to durable storage only, whose samples all take `intake`. */
-  private nextSeq = 0;
-  /** `queue.end` once durable storage was restored: every later position is a sample accepted by this run. */
-  private restoredEnd = 0;
-  private ackedSeq = -1;
-  /** Queue position up to which durable storage holds the samples (`end` while it writes every sample). */
-  private storedEnd = 0;
-  /** Sequence number of the newest sample in durable storage; -1 when none. */
-  private lastStoredSeq = -1;
-  /** `QueueStorage.spillEvery`, or 0 for a storage that takes every sample as it is accepted. */
-  private readonly spillEvery: number;
-  /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
-  private nextSpillAt = 0;
+  private readonly journal: StorageJournal;
   private lookupTimer: unknown = null;
 
   constructor(
@@ -119,7 +108,6 @@ class FeedAgent implements Agent {
     private readonly config: AgentConfig,
   ) {
     const s = uplinkSettings(config);
-    this.spillEvery = host.storage?.spillEvery ?? 0;
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
     this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host });
@@ -138,6 +126,7 @@ class FeedAgent implements Agent {
     this.known = this.resources.byId;
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log(level, message);
+    this.journal = new StorageJournal(host.storage, this.queue, this.counters, report, () => this.uplink.failing);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
     this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
@@ -145,8 +134,8 @@ class FeedAgent implements Agent {
       host, client: this.client, queue: this.queue, settings: s, counters: this.counters, random,
       events: {
         setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
-        departed: () => this.checkpoint(),
-        presence: () => this.keepAlive.seen_(),
+        departed: () => this.journal.checkpoint(),
+        presence: () => this.keepAlive.seen(),
         report,
       },
       want: () => this.lane.want(this.uplink),
@@ -160,16 +149,16 @@ class FeedAgent implements Agent {
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
     this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive, this.vanished]);
     this.sampler = new Sampler(host, sensors, {
-      sample_: (i, value) => {
+      sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
       },
-      readFailed_: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + errorText(e)),
+      readFailed: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + errorText(e)),
     });
   }
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('the agent was started already');
-    this.restore();
+    this.journal.restore(this.host.now());
     const failure = await this.lookupOnce();
     // stop() came while the lookup was out, and has closed what start() opened.
     if (this.state !== 'new') return;
@@ -184,10 +173,10 @@ class FeedAgent implements Agent {
     }
     this.state = 'running';
     this.resources.admit(true);
-    this.sampler.begin_();
+    this.sampler.begin();
     this.uplink.begin();
     this.commands.begin();
-    this.keepAlive.begin_();
+    this.keepAlive.begin();
     this.vanished.begin();
   }
 
@@ -196,9 +185,9 @@ class FeedAgent implements Agent {
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
     this.resources.admit(false);
-    this.sampler.end_();
+    this.sampler.end();
     this.commands.end();
-    this.keepAlive.end_();
+    this.keepAlive.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
     // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
@@ -231,22 +220,7 @@ class FeedAgent implements Agent {
   }
 
   persist(): number {
-    const q = this.queue;
-    const first = q.end - q.length;
-    const from = this.unstoredFrom();
-    if (this.host.storage === undefined || from === q.end) return 0;
-    this.nextSpillAt = q.end + this.spillEvery;
-    // Acknowledgements first: an eviction's wait here (see keep), so the burst covers them.
-    this.checkpoint();
-    let written = 0;
-    this.store((storage) => {
-      for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
-      storage.commit?.();
-      this.storedEnd = q.end;
-      this.lastStoredSeq = q.seqAt(q.length - 1);
-      written = q.end - from;
-    });
-    return written;
+    return this.journal.persist();
   }
 
   stats(): AgentStats {
@@ -256,7 +230,7 @@ class FeedAgent implements Agent {
       queued: this.queue.length,
       capacity: this.queue.capacity,
       highWater: this.queue.highWater,
-      accepted: this.queue.end - this.restoredEnd,
+      accepted: this.queue.end - this.journal.restoredEnd,
       droppedOverflow: this.queue.droppedOverflow,
       ...c,
       oldestAgeMs: oldest < 0 ? null : this.host.now() - oldest,
@@ -287,37 +261,13 @@ class FeedAgent implements Agent {
       const problem = checkInput(value, known.restriction);
       if (problem !== null) return this.invalid(resource, problem);
     }
-    const seq = this.nextSeq;
+    const seq = this.journal.nextSeq;
     const result = this.queue.push(resource, value, this.host.now(), seq);
     if (result === DROPPED_NEW) return false;
     if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
-    this.nextSeq++;
-    if (this.host.storage !== undefined) this.keep(seq, resource, value, result === PUSHED_EVICTED);
+    this.journal.accepted(seq, resource, value, result === PUSHED_EVICTED);
     this.uplink.queued();
     return true;
-  }
-
-  /**
-   * Durable storage's part of accepting a sample: a storage of every sample writes it now (and learns of
-   * an eviction at once); one that writes when needed waits for a failed flush and `spillEvery` unwritten
-   * samples, and learns of evictions with the next burst, so that a full queue does not write per sample.
-   */
-  private keep(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
-    if (this.spillEvery === 0) {
-      this.store((storage) => {
-        storage.append(seq, resource, value);
-        this.storedEnd = this.queue.end;
-        this.lastStoredSeq = seq;
-      });
-      if (evicted) this.checkpoint();
-    } else if (this.uplink.failing && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
-      this.persist();
-    }
-  }
-
-  /** The first queue position durable storage does not hold: what a burst would write from. */
-  private unstoredFrom(): number {
-    return Math.max(this.storedEnd, this.queue.end - this.queue.length);
   }
 
   private invalid(resource: number, reason: string): false {
@@ -341,48 +291,6 @@ class FeedAgent implements Agent {
     } catch (e) {
       this.log('error', 'onSetAside threw: ' + errorText(e));
     }
-  }
-
-  /** Tells durable storage that every sample it holds before the head of the queue is finished. */
-  private checkpoint(): void {
-    if (this.host.storage === undefined) return;
-    // Past the newest stored sample there is nothing to acknowledge: no write for samples it never held.
-    const done = Math.min(this.queue.length > 0 ? this.queue.seqAt(0) - 1 : this.nextSeq - 1, this.lastStoredSeq);
-    if (done <= this.ackedSeq) return;
-    this.store((storage) => {
-      storage.ack(done);
-      this.ackedSeq = done;
-    });
-  }
-
-  /** A write to durable storage; a failure is counted and logged, and the sample stays queued in memory. */
-  private store(write: (storage: QueueStorage) => void): void {
-    try {
-      write(this.host.storage as QueueStorage);
-    } catch (e) {
-      this.counters.storageErrors++;
-      this.log('error', 'durable storage: ' + errorText(e));
-    }
-  }
-
-  /** Puts back what durable storage kept from an earlier run, oldest first. */
-  private restore(): void {
-    const storage = this.host.storage;
-    if (storage === undefined) return;
-    const now = this.host.now();
-    let restored = 0;
-    let first = -1;
-    this.nextSeq = storage.load((seq, resource, value) => {
-      if (first < 0) first = seq;
-      const result = this.queue.push(resource, value, now, seq);
-      if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
-    });
-    this.restoredEnd = this.queue.end;
-    this.storedEnd = this.queue.end;
-    this.lastStoredSeq = this.nextSeq - 1;
-    this.ackedSeq = first < 0 ? this.nextSeq - 1 : first - 1;
-    if (restored > 0) this.log('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
-    this.checkpoint();
   }
 
   /** The lookup job, after a start that could not reach the service: retried until it is answered. */
@@ -424,9 +332,9 @@ class FeedAgent implements Agent {
   private learnt(records: readonly Resource[]): void {
     this.reconciler.looked(records);
     this.resources.admit(this.state === 'running');
-    this.keepAlive.seen_();
+    this.keepAlive.seen();
     if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.intervalMs_ = (this.resources.shortestLifetimeMin * 60_000) / 2;
+      this.keepAlive.setIntervalMs((this.resources.shortestLifetimeMin * 60_000) / 2);
     }
   }
 

@@ -8,9 +8,3 @@ export function backoffDelay(attempt: number, baseMs: number, capMs: number, ran
   const ceiling = Math.min(capMs, baseMs * Math.pow(2, Math.min(attempt, 30)));
   return Math.floor(random() * ceiling);
 }
-
-/** The wait after a failure: the jittered backoff, but never shorter than the service's `Retry-After`. */
-export function retryDelay(attempt: number, retryAfterMs: number, baseMs: number, capMs: number, random: () => number): number {
-  const jittered = backoffDelay(attempt, baseMs, capMs, random);
-  return retryAfterMs >= 0 ? Math.max(jittered, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)) : jittered;
-}

@@ -13,7 +13,9 @@ import type { Host, HttpRequest, HttpResult } from './host';
 import type { CreatedFeed, Feed, FeedInput, InputValue, Resource, Subtype } from './wire';
 import { LIMITS } from './wire';
 import { rawData } from './validate';
-import { FeedError, elementIndexOf, parseRetryAfter, redact } from './errors';
+import { FeedError, elementIndexOf, redact } from './errors';
+import { parseRetryAfter } from './retry-after';
+import { MAX_REDIRECTS, sameOriginTarget } from './redirect';
 import type { FeedErrorKind, FeedErrorDetails } from './errors';
 
 export interface ClientOptions {
@@ -42,37 +44,57 @@ export interface BatchOutcome {
   partial: boolean;
 }
 
+// The most answer bytes a request may bring (HttpRequest.maxResponseBytes): what it can honestly produce,
+// with room to spare, so a broken or hostile peer cannot make the host read megabytes (README, "Bounded
+// answers"). Every answer may be an error page of a proxy or a short envelope: ANSWER_FLOOR.
+// A read brings one record per id: a resource record's fixed fields take under 1 KB, the rest is text a
+// person wrote (names, descriptions, a regex) and a last feed's raw_data, a reading of at most the queue's
+// 2,048 string bytes by default, 6 bytes a character when escaped: RECORD_BYTES each. A write's answer
+// echoes each input as its raw_data, 6 bytes a body character at worst (a \uXXXX escape), plus a created
+// feed's fixed fields or a refused element's message: ELEMENT_BYTES each.
+const ANSWER_FLOOR = 16384;
+const RECORD_BYTES = 16384;
+const ELEMENT_BYTES = 512;
+
+/** The answer bound of a read of `records` records. */
+function readBound(records: number): number {
+  return ANSWER_FLOOR + records * RECORD_BYTES;
+}
+
+/** The answer bound of a write of `body` holding `elements` inputs. */
+function writeBound(body: string, elements: number): number {
+  return ANSWER_FLOOR + 6 * body.length + elements * ELEMENT_BYTES;
+}
+
 // Shared by every request: headers are never built per call. Frozen, so an adapter that would change
 // them fails loudly instead of leaking a header into the next request.
-// Until the bound follows each request's size (issue 22): far above any honest answer of a default batch.
-const MAX_ANSWER_BYTES = 262144;
 const READ_HEADERS: Record<string, string> = Object.freeze({ Accept: 'application/json' });
 
 export class FeedClient {
-  private readonly send_: Host['request'];
-  private readonly baseUrl_: string;
+  private readonly send: Host['request'];
+  private readonly baseUrl: string;
   /** `/api/device/<escaped key>`: the start of every path. */
-  private readonly device_: string;
+  private readonly device: string;
   /** Operation 4's path, made once: it is on the uplink's path once a batch. */
-  private readonly feeds_: string;
-  private readonly token_: string | undefined;
-  private readonly timeoutMs_: number;
+  private readonly feeds: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
   /** Null without a token. */
-  private readonly authHeaders_: Record<string, string> | null = null;
-  private readonly writeHeaders_: Record<string, string> | null = null;
+  private readonly authHeaders: Record<string, string> | null = null;
+  private readonly writeHeaders: Record<string, string> | null = null;
 
   /** `request` is called as a plain function: pass a bound one, e.g. `(r) => host.request(r)`. */
   constructor(request: Host['request'], options: ClientOptions) {
-    this.send_ = request;
-    this.baseUrl_ = options.baseUrl.replace(/\/+$/, '');
-    this.device_ = '/api/device/' + encodeURIComponent(options.publicKey);
-    this.feeds_ = this.device_ + '/resources/feeds';
-    this.token_ = options.token;
-    this.timeoutMs_ = options.timeoutMs;
+    this.send = request;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.device = '/api/device/' + encodeURIComponent(options.publicKey);
+    this.feeds = this.device + '/resources/feeds';
+    this.token = options.token;
+    this.timeoutMs = options.timeoutMs;
     if (options.token) {
       const auth = { ...READ_HEADERS, Authorization: 'Bearer ' + options.token };
-      this.authHeaders_ = Object.freeze(auth);
-      this.writeHeaders_ = Object.freeze({ ...auth, 'Content-Type': 'application/json' });
+      this.authHeaders = Object.freeze(auth);
+      this.writeHeaders = Object.freeze({ ...auth, 'Content-Type': 'application/json' });
     }
   }
 
@@ -80,13 +102,13 @@ export class FeedClient {
   getResource(id: number, o?: CallOptions): Promise<Resource> {
     return later(() => {
       checkId(id, 'resource id');
-      return this.one_<Resource>('GET', '/resource/' + id, undefined, this.readHeaders_(o), o, RESOURCE, id);
+      return this.one<Resource>('GET', '/resource/' + id, undefined, this.readHeaders(o), o, RESOURCE, id);
     });
   }
 
   /** Operation 2: one resource per id, in order; over 100 ids go in several requests. */
   getResources(ids: readonly number[], o?: CallOptions): Promise<Resource[]> {
-    return this.list_<Resource>(ids, '', (v, id) => recordIssue(v, RESOURCE, id), o);
+    return this.list<Resource>(ids, '', (v, id) => recordIssue(v, RESOURCE, id), o);
   }
 
   /** Operation 3. */
@@ -94,8 +116,8 @@ export class FeedClient {
     return later(() => {
       checkId(id, 'resource id');
       checkInput(input, 'input');
-      const headers = this.writeHeadersFor_('createFeed', o);
-      return this.one_<CreatedFeed>('POST', '/resource/' + id + '/feeds', '{"input":' + JSON.stringify(input) + '}', headers, o, CREATED, id);
+      const headers = this.writeHeadersFor('createFeed', o);
+      return this.one<CreatedFeed>('POST', '/resource/' + id + '/feeds', '{"input":' + JSON.stringify(input) + '}', headers, o, CREATED, id);
     });
   }
 
@@ -114,7 +136,7 @@ export class FeedClient {
         // Only the two documented fields, whatever else the caller's objects carry.
         parts.push(JSON.stringify({ id_resource, input }));
       }
-      return this.batch_('[' + parts.join(',') + ']', elements.length, (i) => elements[i].id_resource, elements, o);
+      return this.batch('[' + parts.join(',') + ']', elements.length, (i) => elements[i].id_resource, elements, o);
     });
   }
 
@@ -126,21 +148,21 @@ export class FeedClient {
     // The uplink's path, once a batch: no promise job here (XS compute per sample, docs/xs.md), only the
     // two async steps of every request, on the uplink's own fresh stack.
     if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new RangeError('count ' + count + ' is not a non-negative integer'));
-    return this.batch_(body, count, resourceAt, null, o);
+    return this.batch(body, count, resourceAt, null, o);
   }
 
   /** Operation 5: null where a resource has no feed. */
   firstFeeds(ids: readonly number[], o?: CallOptions): Promise<(Feed | null)[]> {
-    return this.list_<Feed | null>(ids, '/feeds/first', feedOrNullIssue, o);
+    return this.list<Feed | null>(ids, '/feeds/first', feedOrNullIssue, o);
   }
 
   /** Operation 6: null where a resource has no feed. */
   lastFeeds(ids: readonly number[], o?: CallOptions): Promise<(Feed | null)[]> {
-    return this.list_<Feed | null>(ids, '/feeds/last', feedOrNullIssue, o);
+    return this.list<Feed | null>(ids, '/feeds/last', feedOrNullIssue, o);
   }
 
   /** Operations 1 and 3: one record of `table`, for resource `id`. */
-  private one_<T>(
+  private one<T>(
     method: 'GET' | 'POST',
     resourcePath: string,
     body: string | undefined,
@@ -149,16 +171,17 @@ export class FeedClient {
     table: Table,
     id: number,
   ): Promise<T> {
-    const path = this.device_ + resourcePath + query(o);
-    return this.exchange_(method, path, body, headers, 0).then((payload) => {
+    const path = this.device + resourcePath + query(o);
+    const bound = body === undefined ? readBound(1) : writeBound(body, 1);
+    return this.exchange(method, path, body, headers, 0, bound).then((payload) => {
       const issue = recordIssue(payload, table, id);
-      if (issue !== null) throw this.malformed_(method + ' ' + path, 'payload' + issue);
+      if (issue !== null) throw this.malformed(method + ' ' + path, 'payload' + issue);
       return payload as T;
     });
   }
 
   /** Operations 2, 5, 6: at most LIMITS.maxIdsInPath ids per request, answers concatenated in order. */
-  private list_<T>(
+  private list<T>(
     ids: readonly number[],
     suffix: string,
     recordIssue: (v: unknown, id: number) => string | null,
@@ -166,14 +189,14 @@ export class FeedClient {
   ): Promise<T[]> {
     return later(() => {
       for (let i = 0; i < ids.length; i++) checkId(ids[i], 'ids[' + i + ']');
-      const headers = this.readHeaders_(o);
+      const headers = this.readHeaders(o);
       const from = (start: number, all: T[]): Promise<T[]> | T[] => {
         if (start >= ids.length) return all;
         const part = ids.slice(start, start + LIMITS.maxIdsInPath);
-        const path = this.device_ + '/resources/' + part.join(',') + suffix + query(o);
-        return this.exchange_('GET', path, undefined, headers, 0).then((payload) => {
+        const path = this.device + '/resources/' + part.join(',') + suffix + query(o);
+        return this.exchange('GET', path, undefined, headers, 0, readBound(part.length)).then((payload) => {
           const issue = listIssue(payload, part.length, (i) => recordIssue((payload as unknown[])[i], part[i]), 'records');
-          if (issue !== null) throw this.malformed_('GET ' + path, 'payload' + issue);
+          if (issue !== null) throw this.malformed('GET ' + path, 'payload' + issue);
           return from(start + LIMITS.maxIdsInPath, all.concat(payload as T[]));
         });
       };
@@ -181,108 +204,126 @@ export class FeedClient {
     });
   }
 
-  private async batch_(
+  private async batch(
     body: string,
     count: number,
     resourceAt: (i: number) => number,
     elements: readonly FeedInput[] | null,
     o: CallOptions | undefined,
   ): Promise<BatchOutcome> {
-    const headers = this.writeHeadersFor_('createFeeds', o);
+    const headers = this.writeHeadersFor('createFeeds', o);
     if (count === 0) return { rejected: [], feeds: [], partial: false };
-    const path = this.feeds_ + query(o);
-    const payload = await this.exchange_('POST', path, body, headers, count);
+    const path = this.feeds + query(o);
+    const payload = await this.exchange('POST', path, body, headers, count, writeBound(body, count));
     // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
     // back for that, only on this rare path.
     const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
     const outcome = batchOutcome(payload, count, resourceAt, known);
-    if (typeof outcome === 'string') throw this.malformed_('POST ' + path, 'payload' + outcome);
-    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token_);
+    if (typeof outcome === 'string') throw this.malformed('POST ' + path, 'payload' + outcome);
+    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token);
     return outcome;
   }
 
   /**
    * One exchange: the payload of a 200 answer whose envelope is well formed, else a FeedError.
-   * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`.
+   * `batchCount` is the element count of an operation-4 body (0 otherwise), to bound `elementIndex`;
+   * `maxBytes` bounds the answer. A 307 or 308 to the same origin is followed here, with the same
+   * method, body and headers (the token too: the origin is the one it was given for), at most
+   * MAX_REDIRECTS times; any other redirect is an error that names its Location.
    */
-  private async exchange_(
+  private async exchange(
     method: 'GET' | 'POST',
     path: string,
     body: string | undefined,
     headers: Record<string, string>,
     batchCount: number,
+    maxBytes: number,
   ): Promise<unknown> {
-    const request: HttpRequest = { method, url: this.baseUrl_ + path, headers, timeoutMs: this.timeoutMs_, maxResponseBytes: MAX_ANSWER_BYTES };
+    let request: HttpRequest = { method, url: this.baseUrl + path, headers, timeoutMs: this.timeoutMs, maxResponseBytes: maxBytes };
     if (body !== undefined) request.body = body;
     let result: HttpResult;
-    try {
-      result = await this.send_(request);
-    } catch (e) {
-      result = broken(e);
+    let hops = 0;
+    for (; ; hops++) {
+      try {
+        result = await this.send(request);
+      } catch (e) {
+        result = broken(e);
+      }
+      if (result.kind !== 'response' || (result.status !== 307 && result.status !== 308) || hops === MAX_REDIRECTS) break;
+      const target = result.location ? sameOriginTarget(request.url, result.location) : null;
+      if (target === null) break;
+      // A new request: the host may still hold the one it was given.
+      request = { ...request, url: target };
     }
-    return this.payload_(result, request, batchCount);
+    return this.payload(result, method, path, batchCount, hops);
   }
 
   /** The payload of a 200 answer whose envelope is well formed; a FeedError for anything else. */
-  private payload_(result: HttpResult, request: HttpRequest, batchCount: number): unknown {
+  private payload(result: HttpResult, method: string, path: string, batchCount: number, hops: number): unknown {
     // Named in messages only, so only made for one.
-    const where = (): string => request.method + ' ' + request.url.slice(this.baseUrl_.length);
+    const where = (): string => method + ' ' + path;
     if (result.kind === 'timeout') {
-      throw this.fail_('timeout', 'timeout after ' + this.timeoutMs_ + ' ms on ' + where(), { maybeDelivered: result.maybeDelivered });
+      throw this.fail('timeout', 'timeout after ' + this.timeoutMs + ' ms on ' + where(), { maybeDelivered: result.maybeDelivered });
     }
     if (result.kind === 'network') {
-      throw this.fail_('network', 'network error on ' + where() + ': ' + result.message, { maybeDelivered: result.maybeDelivered });
+      throw this.fail('network', 'network error on ' + where() + ': ' + result.message, { maybeDelivered: result.maybeDelivered });
     }
     const status = result.status;
+    if (status >= 300 && status <= 399) {
+      const location = redact(result.location ?? '', this.token);
+      const why = location === '' ? 'without a Location' : status !== 307 && status !== 308 ? 'not followed, it may turn the request into a GET'
+        : hops === MAX_REDIRECTS ? 'not followed, after ' + hops + ' redirects' : 'not followed, another origin';
+      throw this.fail('http', 'HTTP ' + status + ' on ' + where() + ': redirected to ' + (location || '?') + ' (' + why + ')', { status, location });
+    }
     if (status < 200 || status > 299) {
       const detail = failureDetail(result.body);
       const index = batchCount > 0 && status >= 400 && status < 500 ? elementIndexOf(detail) : -1;
-      throw this.fail_('http', 'HTTP ' + status + ' on ' + where() + ': ' + detail, {
+      throw this.fail('http', 'HTTP ' + status + ' on ' + where() + ': ' + detail, {
         status,
-        retryAfterMs: parseRetryAfter(result.retryAfter),
+        retryAfterMs: parseRetryAfter(result.retryAfter, result.date ?? null),
         elementIndex: index < batchCount ? index : -1,
       });
     }
     // The contract answers success with 200 only; another 2xx still means the service took the request.
-    if (status !== 200) throw this.malformed_(where(), 'unexpected HTTP ' + status, status);
+    if (status !== 200) throw this.malformed(where(), 'unexpected HTTP ' + status, status);
     let envelope: unknown;
     try {
       envelope = JSON.parse(result.body);
     } catch {
-      throw this.malformed_(where(), 'body is not JSON');
+      throw this.malformed(where(), 'body is not JSON');
     }
-    if (!isRecord(envelope)) throw this.malformed_(where(), 'body' + mismatch('object', envelope));
+    if (!isRecord(envelope)) throw this.malformed(where(), 'body' + mismatch('object', envelope));
     const { success, message, payload } = envelope;
     if (success !== true) {
       const issue = success !== false ? mismatch('boolean', success)
         : ': false with HTTP 200' + (typeof message === 'string' ? ': ' + clip(message) : '');
-      throw this.malformed_(where(), 'success' + issue);
+      throw this.malformed(where(), 'success' + issue);
     }
-    if (typeof message !== 'string') throw this.malformed_(where(), 'message' + mismatch('string', message));
-    if (payload === undefined) throw this.malformed_(where(), 'payload: missing');
+    if (typeof message !== 'string') throw this.malformed(where(), 'message' + mismatch('string', message));
+    if (payload === undefined) throw this.malformed(where(), 'payload: missing');
     return payload;
   }
 
   /** A 2xx answer that is not what the request asked for: the service may have acted on it. */
-  private malformed_(where: string, issue: string, status = 200): FeedError {
-    return this.fail_('protocol', 'malformed answer to ' + where + ': ' + issue, { status, maybeDelivered: true });
+  private malformed(where: string, issue: string, status = 200): FeedError {
+    return this.fail('protocol', 'malformed answer to ' + where + ': ' + issue, { status, maybeDelivered: true });
   }
 
   /** Every FeedError of the client is made here, so no message can carry the token. */
-  private fail_(kind: FeedErrorKind, message: string, details: FeedErrorDetails): FeedError {
-    return new FeedError(kind, redact(message, this.token_), details);
+  private fail(kind: FeedErrorKind, message: string, details: FeedErrorDetails): FeedError {
+    return new FeedError(kind, redact(message, this.token), details);
   }
 
-  private readHeaders_(o: CallOptions | undefined): Record<string, string> {
+  private readHeaders(o: CallOptions | undefined): Record<string, string> {
     const auth = o?.auth;
-    if (auth === true && this.authHeaders_ === null) throw new Error('auth: true needs a token in the client options');
-    return auth !== false && this.authHeaders_ !== null ? this.authHeaders_ : READ_HEADERS;
+    if (auth === true && this.authHeaders === null) throw new Error('auth: true needs a token in the client options');
+    return auth !== false && this.authHeaders !== null ? this.authHeaders : READ_HEADERS;
   }
 
-  private writeHeadersFor_(method: string, o: CallOptions | undefined): Record<string, string> {
-    if (this.writeHeaders_ === null) throw new Error(method + ' needs a token: feed creation requires the Authorization header');
+  private writeHeadersFor(method: string, o: CallOptions | undefined): Record<string, string> {
+    if (this.writeHeaders === null) throw new Error(method + ' needs a token: feed creation requires the Authorization header');
     if (o?.auth === false) throw new Error(method + ' cannot send without the Authorization header (auth: false)');
-    return this.writeHeaders_;
+    return this.writeHeaders;
   }
 }
 

@@ -10,6 +10,7 @@ export interface FeedErrorDetails {
   retryAfterMs?: number;
   maybeDelivered?: boolean;
   elementIndex?: number;
+  location?: string;
 }
 
 export class FeedError extends Error {
@@ -19,7 +20,7 @@ export class FeedError extends Error {
   readonly status: number;
   /** Whether the same request may succeed later: network, timeout, protocol, 408, 429 and 5xx. */
   readonly retryable: boolean;
-  /** `Retry-After` in ms (delta-seconds form only: the core has no wall clock for a date), or -1. */
+  /** `Retry-After` in ms (a date is measured from the answer's own `Date`: retry-after.ts), or -1. */
   readonly retryAfterMs: number;
   /**
    * Whether the request may have taken effect: as the host reported for network and timeout; true for
@@ -28,6 +29,8 @@ export class FeedError extends Error {
   readonly maybeDelivered: boolean;
   /** Operation 4 only: the request index of the first bad element a 4xx message names, else -1. */
   readonly elementIndex: number;
+  /** A redirect the client did not follow (3xx): its `Location`, free of the token; '' otherwise. */
+  readonly location: string;
 
   /** `message` must already be free of the token (see `redact`). */
   constructor(kind: FeedErrorKind, message: string, details?: FeedErrorDetails) {
@@ -39,6 +42,7 @@ export class FeedError extends Error {
     this.retryAfterMs = details?.retryAfterMs ?? -1;
     this.maybeDelivered = details?.maybeDelivered ?? false;
     this.elementIndex = details?.elementIndex ?? -1;
+    this.location = details?.location ?? '';
   }
 
   // A getter on the prototype, not an assignment: on a Moddable build Error.prototype is frozen, and
@@ -62,13 +66,6 @@ export function isAuthError(e: unknown): boolean {
 // The regular expressions are written inside the functions that use them, never at module level: on a
 // Moddable build a module-level one is preloaded into flash, and XS 8.2.3 crashes when a garbage
 // collection runs during its exec (docs/moddable.md). Evaluated in a function, each is a RAM object.
-
-/** A raw `Retry-After` header in ms: the delta-seconds form, else -1 (absent, an HTTP-date, junk). */
-export function parseRetryAfter(value: string | null): number {
-  // Up to 9 digits (about 31 years): a longer value is junk, not a wait.
-  const match = value === null ? null : /^\s*(\d{1,9})\s*$/.exec(value);
-  return match === null ? -1 : Number(match[1]) * 1000;
-}
 
 /** The element index an operation-4 failure message names, or -1. */
 export function elementIndexOf(message: string): number {

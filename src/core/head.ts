@@ -16,6 +16,7 @@
 import type { SampleQueue } from './queue';
 import type { Outcome, Rule, Step } from './rules';
 import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
+import { BatchBody } from './batch-body';
 
 export type State = 'idle' | 'sending' | 'unknown' | 'isolating' | 'paused';
 
@@ -80,8 +81,11 @@ export class Head {
   /** Current batch size: the configured one, halved by every 413. */
   limit: number;
 
+  private readonly body: BatchBody;
+
   constructor(private readonly queue: SampleQueue, batch: number) {
     this.limit = batch;
+    this.body = new BatchBody(queue);
   }
 
   /** Paused because the token was refused. */
@@ -113,7 +117,7 @@ export class Head {
   /** The first `n` samples go out: their body, locked. */
   send(n: number): string {
     if (this.state !== 'isolating') this.enter('sending', n);
-    return this.queue.take(n);
+    return this.body.take(n);
   }
 
   /** The pinned sample leaves without being stored (set aside), or a gone resource's at the head (idle or paused: it holds nothing). */

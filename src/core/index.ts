@@ -1,5 +1,4 @@
 // The core's public surface: what an adapter, a gateway or a device's main module imports.
-// Members whose names end in `_` are internal to the core, whatever their TypeScript visibility.
 export { createAgent } from './agent';
 export type { Agent, AgentStats, StopOptions } from './agent';
 export { checkConfig, ConfigError, UPLINK_DEFAULTS } from './config';

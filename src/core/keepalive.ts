@@ -10,55 +10,60 @@ import { errorText } from './errors';
 
 export class KeepAlive implements Job {
   wanted = false;
-  private lastPresenceAt_ = 0;
-  private readonly alarm_: Alarm;
+  private lastPresenceAt = 0;
+  private readonly alarm: Alarm;
 
   constructor(
-    private readonly host_: Host,
-    private readonly client_: FeedClient,
-    private readonly ids_: readonly number[],
-    private readonly counters_: Counters,
-    private readonly report_: (level: 'warn', message: string) => void,
-    private readonly want_: () => void,
-    public intervalMs_: number,
+    private readonly host: Host,
+    private readonly client: FeedClient,
+    private readonly ids: readonly number[],
+    private readonly counters: Counters,
+    private readonly report: (level: 'warn', message: string) => void,
+    private readonly want: () => void,
+    private intervalMs: number,
   ) {
-    this.alarm_ = new Alarm(host_, () => {
-      if (this.host_.now() - this.lastPresenceAt_ >= this.intervalMs_) this.want_();
-      else this.arm_();
+    this.alarm = new Alarm(host, () => {
+      if (this.host.now() - this.lastPresenceAt >= this.intervalMs) this.want();
+      else this.arm();
     });
   }
 
-  begin_(): void {
-    this.alarm_.begin();
-    this.lastPresenceAt_ = this.host_.now();
-    this.arm_();
+  begin(): void {
+    this.alarm.begin();
+    this.lastPresenceAt = this.host.now();
+    this.arm();
   }
 
-  end_(): void {
-    this.alarm_.end();
+  end(): void {
+    this.alarm.end();
+  }
+
+  /** Reads every `ms` from now on: half the shortest lifetime, once the lookup learnt it. */
+  setIntervalMs(ms: number): void {
+    this.intervalMs = ms;
   }
 
   /** Something non-silent and authenticated reached the service. */
-  seen_(): void {
-    this.lastPresenceAt_ = this.host_.now();
+  seen(): void {
+    this.lastPresenceAt = this.host.now();
   }
 
   async run(): Promise<void> {
-    if (!this.alarm_.running) return;
+    if (!this.alarm.running) return;
     try {
-      await this.client_.getResources(this.ids_);
-      this.seen_();
+      await this.client.getResources(this.ids);
+      this.seen();
     } catch (e) {
-      this.counters_.lastError = errorText(e);
-      this.report_('warn', 'keep-alive read: ' + errorText(e));
+      this.counters.lastError = errorText(e);
+      this.report('warn', 'keep-alive read: ' + errorText(e));
       // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
-      this.lastPresenceAt_ = this.host_.now() - this.intervalMs_ + Math.ceil(this.intervalMs_ / 4);
+      this.lastPresenceAt = this.host.now() - this.intervalMs + Math.ceil(this.intervalMs / 4);
     }
-    this.arm_();
+    this.arm();
   }
 
-  private arm_(): void {
-    if (!this.alarm_.running || this.ids_.length === 0) return;
-    this.alarm_.set(this.lastPresenceAt_ + this.intervalMs_, this.host_.now());
+  private arm(): void {
+    if (!this.alarm.running || this.ids.length === 0) return;
+    this.alarm.set(this.lastPresenceAt + this.intervalMs, this.host.now());
   }
 }

@@ -8,7 +8,8 @@
 // Samples are numbered by position since the queue was made: the oldest is at `first`, and position p
 // lives in slot p % capacity. XS interprets every bytecode, so the agent's common case, a number of a
 // resource with a text entry, takes `pushNumber` rather than `push` (the fast lane, see `record` in
-// agent.ts), and encode turns such a sample into text with one lookup.
+// agent.ts), and batch-body.ts turns such a sample into text with one lookup: it reads the typed arrays
+// below as they are, by the tag layout this module exports.
 import type { Host, SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
@@ -30,11 +31,12 @@ export interface QueueOptions {
 export const PUSHED = 0, PUSHED_EVICTED = 1, DROPPED_NEW = 2, TOO_LARGE = 3;
 
 // A sample's tag byte: bits 0-3 its text entry (NO_ENTRY: none), bits 4-5 its kind, bit 6 set for a
-// string that is all ASCII. A number with a text entry has a tag below NO_ENTRY: one comparison in encode.
-const ENTRY = 0x0f, NO_ENTRY = 0x0f;
-const KIND_SHIFT = 4;
-const NUMBER = 0, FALSE = 1, TRUE = 2, STRING = 3;
-const STRING_TAG = STRING << KIND_SHIFT;
+// string that is all ASCII. A number with a text entry has a tag below NO_ENTRY: one comparison in the
+// body encoder (batch-body.ts).
+export const ENTRY = 0x0f, NO_ENTRY = 0x0f;
+export const KIND_SHIFT = 4;
+export const NUMBER = 0, FALSE = 1, TRUE = 2, STRING = 3;
+export const STRING_TAG = STRING << KIND_SHIFT;
 const ASCII = 0x40;
 
 // A string sample keeps `length * LENGTH_UNIT + offset` in its value: an offset below 2^32 and a length
@@ -47,16 +49,18 @@ export class SampleQueue {
   readonly capacity: number;
   /**
    * Bytes of typed-array memory this queue allocated: 21 per sample (29 with seq), the string pool, 60 for
-   * the text entries' ids. The texts (a 48-element array, up to 45 short strings) come on top.
+   * the text entries' ids. The body encoder's texts (a 48-element array, up to 45 short strings) come on top.
    */
   readonly bytes: number;
   private readonly dropOldest: boolean;
   private readonly clock: Pick<Host, 'now'>;
+  // The storage by slot. `resources`, `tags`, `values` and `entryIds` are read by the body encoder
+  // (batch-body.ts), never written outside this class.
   /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
-  private readonly resources: Uint32Array;
-  private readonly tags: Uint8Array;
+  readonly resources: Uint32Array;
+  readonly tags: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
-  private readonly values: Float64Array;
+  readonly values: Float64Array;
   private readonly ats: Float64Array;
   private readonly seqs: Float64Array | null;
   private readonly pool: Uint8Array;
@@ -68,16 +72,11 @@ export class SampleQueue {
    * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
    * resources; the samples of ids beyond the entries keep their id in `resources`.
    */
-  private readonly entryIds: Uint32Array;
-  /**
-   * Indexed by the tag of a number or boolean with a text entry: its element's text up to the value
-   * (number; a string uses the same text) or up to the closing `}` (boolean). Built by encode, as push
-   * allocates nothing; '' until then.
-   */
-  private readonly texts: string[];
-  private entriesClaimed = 0;
-  private entriesBuilt = 0;
-  private first = 0;
+  readonly entryIds: Uint32Array;
+  /** Text entries claimed so far, in `entryIds` order. */
+  entriesClaimed = 0;
+  /** The position of the oldest sample. */
+  first = 0;
   /** The position of slot 0 in the pass of the ring that `tail` is on. */
   private base = 0;
   /** The slot of the next sample (capacity once the pass is full: push starts the next one). */
@@ -86,8 +85,8 @@ export class SampleQueue {
   private limit = 0;
   /** See `wake`. */
   private wakeLength = 1;
-  /** Position of the newest sample that needs more than its text and its number in encode; -1 for none. */
-  private lastSpecial = -1;
+  /** Position of the newest sample that needs more than its text and its number in the body; -1 for none. */
+  lastSpecial = -1;
   private locked = 0;
   /**
    * Where the first locked sample is, once evictions turned the locked samples in their slots (see
@@ -123,8 +122,6 @@ export class SampleQueue {
     this.poolBytes = o.stringBytes;
     this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
     this.entryIds = new Uint32Array(NO_ENTRY);
-    this.texts = [];
-    for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
     // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
     this.bytes = o.capacity * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
   }
@@ -148,7 +145,7 @@ export class SampleQueue {
     return this.dropped;
   }
 
-  /** Samples locked at the head: a request carries them. */
+  /** Samples locked at the head: a request carries them, in order in their slots (see `makeRoom`). */
   get inFlight(): number {
     return this.locked;
   }
@@ -265,6 +262,7 @@ export class SampleQueue {
     return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
   }
 
+  /** When the `i`-th sample was queued. */
   atAt(i: number): number {
     return this.ats[this.slot(i)];
   }
@@ -275,49 +273,10 @@ export class SampleQueue {
     return this.seqs === null ? -1 : this.seqs[j];
   }
 
-  /**
-   * The operation-4 body for samples [from, from + count): the same text as JSON.stringify of
-   * `{id_resource, input}` objects. Numbers use String(n), which equals JSON's form for finite numbers.
-   */
-  encode(from: number, count: number): string {
-    if (!(from >= 0 && count >= 0 && from + count <= this.length) || from % 1 !== 0 || count % 1 !== 0) {
-      throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + this.length + ')');
-    }
-    if (this.head !== 0) this.unturn();
-    return this.body(from, count);
-  }
-
-  /** Marks the first `count` samples as in flight: drop-oldest never evicts them. */
+  /** Marks the first `count` samples as in flight, in order in their slots: drop-oldest never evicts them. */
   lock(count: number): void {
     if (this.head !== 0) this.unturn();
     this.locked = this.checkCount(count);
-  }
-
-  /**
-   * The operation-4 body of the first `count` samples, as `encode(0, count)` gives it, locking them if
-   * they are not locked yet (a larger lock stays): what is sent is locked.
-   */
-  take(count: number): string {
-    this.lock(Math.max(count, this.locked));
-    return this.body(0, count);
-  }
-
-  /** encode, once the range is known to be in the queue and the samples in order. */
-  private body(from: number, count: number): string {
-    if (count === 0) return '[]';
-    if (this.entriesBuilt !== this.entriesClaimed) this.buildTexts();
-    // The range is one run of the ring, or two when it wraps: no wrap test per sample.
-    const special = this.lastSpecial >= this.first + from;
-    const start = (this.first + from) % this.capacity;
-    const head = Math.min(count, this.capacity - start);
-    const body = this.run(start, head, special);
-    return '[' + (head < count ? body + '},' + this.run(0, count - head, special) : body) + '}]';
-  }
-
-  /** The request failed: its samples stay at the head, in their order, and may be evicted again. */
-  unlock(): void {
-    if (this.head !== 0) this.unturn();
-    this.locked = 0;
   }
 
   /** Removes `count` samples from the head (acknowledged or set aside), with their strings and their lock. */
@@ -336,15 +295,6 @@ export class SampleQueue {
     }
     this.remove(count);
     this.locked = Math.max(0, this.locked - count);
-  }
-
-  /** Empties the queue and its lock. highWater and droppedOverflow are lifetime counts and stay. */
-  clear(): void {
-    this.remove(this.length);
-    this.locked = 0;
-    this.head = 0;
-    this.poolTail = 0;
-    this.poolUsed = 0;
   }
 
   /** Moves the head `count` samples on; the high water mark is brought up to date before the queue shrinks. */
@@ -463,34 +413,6 @@ export class SampleQueue {
     if (this.seqs !== null) this.seqs[b] = seq;
   }
 
-  /**
-   * The elements of slots [from, from + count), joined by `},` and without the last one's closing `}`.
-   * `special`: some of them are not numbers with a text entry.
-   */
-  private run(from: number, count: number, special: boolean): string {
-    // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
-    // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
-    const tags = this.tags.subarray(from, from + count), values = this.values.subarray(from, from + count), texts = this.texts;
-    // Sized at once: growing it a sample at a time costs more XS compute (docs/xs.md).
-    const parts: string[] = new Array(count);
-    // k declared before the loop: XS copies a loop's own `let` on every turn.
-    let k = 0;
-    for (; k < count; k++) parts[k] = texts[tags[k]] + values[k];
-    if (special) for (k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element(from + k);
-    return parts.join('},');
-  }
-
-  /** The element of sample `j` but its closing `}`, for what the texts do not cover: strings, ids without entry. */
-  private element(j: number): string {
-    const tag = this.tags[j];
-    const entry = tag & ENTRY;
-    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts[tag];
-    const prefix = entry !== NO_ENTRY ? this.texts[entry] : prefixText(this.resources[j]);
-    if (tag >= STRING_TAG) return prefix + JSON.stringify(this.stringAt(j));
-    if (tag >> KIND_SHIFT === NUMBER) return prefix + this.values[j];
-    return prefix + (tag >> KIND_SHIFT === TRUE ? 'true' : 'false');
-  }
-
   private idAt(j: number): number {
     const entry = this.tags[j] & ENTRY;
     return entry === NO_ENTRY ? this.resources[j] : this.entryIds[entry];
@@ -505,17 +427,8 @@ export class SampleQueue {
     return this.entriesClaimed++;
   }
 
-  private buildTexts(): void {
-    for (let e = this.entriesBuilt; e < this.entriesClaimed; e++) {
-      const prefix = prefixText(this.entryIds[e]);
-      this.texts[(NUMBER << KIND_SHIFT) | e] = prefix;
-      this.texts[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
-      this.texts[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
-    }
-    this.entriesBuilt = this.entriesClaimed;
-  }
-
-  private stringAt(j: number): string {
+  /** The string of slot `j` (a string sample), decoded: a new string each call. */
+  stringAt(j: number): string {
     const v = this.values[j];
     const read = (this.tags[j] & ASCII) !== 0 ? asciiRead : utf8Read;
     return read(this.pool, offsetOf(v), lengthOf(v));
@@ -541,10 +454,6 @@ export class SampleQueue {
     }
     return count;
   }
-}
-
-function prefixText(resource: number): string {
-  return '{"id_resource":' + resource + ',"input":';
 }
 
 function lengthOf(packed: number): number {

@@ -7,88 +7,88 @@ import type { SensorConfig } from './config';
 
 /** Receives a reading (or the reason there is none) for sensor `index`. */
 export interface SampleSink {
-  sample_(index: number, value: unknown): void;
-  readFailed_(index: number, error: unknown): void;
+  sample(index: number, value: unknown): void;
+  readFailed(index: number, error: unknown): void;
 }
 
 export class Sampler {
-  private readonly start_: Float64Array;
-  private readonly period_: Float64Array;
+  private readonly start: Float64Array;
+  private readonly period: Float64Array;
   /** Index of each sensor's next reading. */
-  private readonly k_: Float64Array;
+  private readonly k: Float64Array;
   /** 1 while an asynchronous read has not settled: the sensor's next tick is skipped rather than piled up. */
-  private readonly busy_: Uint8Array;
-  private readonly alarm_: Alarm;
+  private readonly busy: Uint8Array;
+  private readonly alarm: Alarm;
 
   constructor(
-    private readonly host_: Host,
-    private readonly sensors_: readonly SensorConfig[],
-    private readonly sink_: SampleSink,
+    private readonly host: Host,
+    private readonly sensors: readonly SensorConfig[],
+    private readonly sink: SampleSink,
   ) {
-    const n = sensors_.length;
-    this.start_ = new Float64Array(n);
-    this.period_ = new Float64Array(n);
-    this.k_ = new Float64Array(n);
-    this.busy_ = new Uint8Array(n);
-    for (let i = 0; i < n; i++) this.period_[i] = sensors_[i].every;
-    this.alarm_ = new Alarm(host_, () => this.tick_());
+    const n = sensors.length;
+    this.start = new Float64Array(n);
+    this.period = new Float64Array(n);
+    this.k = new Float64Array(n);
+    this.busy = new Uint8Array(n);
+    for (let i = 0; i < n; i++) this.period[i] = sensors[i].every;
+    this.alarm = new Alarm(host, () => this.tick());
   }
 
   /** The first reading of every sensor is taken at once. */
-  begin_(): void {
-    if (this.alarm_.running) return;
-    this.alarm_.begin();
-    const now = this.host_.now();
-    this.start_.fill(now);
-    this.k_.fill(0);
-    this.tick_();
+  begin(): void {
+    if (this.alarm.running) return;
+    this.alarm.begin();
+    const now = this.host.now();
+    this.start.fill(now);
+    this.k.fill(0);
+    this.tick();
   }
 
-  end_(): void {
-    this.alarm_.end();
+  end(): void {
+    this.alarm.end();
   }
 
-  private tick_(): void {
-    if (!this.alarm_.running) return;
-    const now = this.host_.now();
+  private tick(): void {
+    if (!this.alarm.running) return;
+    const now = this.host.now();
     let next = Infinity;
-    for (let i = 0; i < this.sensors_.length; i++) {
-      let due = this.start_[i] + this.k_[i] * this.period_[i];
+    for (let i = 0; i < this.sensors.length; i++) {
+      let due = this.start[i] + this.k[i] * this.period[i];
       if (due <= now) {
-        this.read_(i);
+        this.read(i);
         // Skip the ticks that are already past: the next reading is the first one still ahead.
-        this.k_[i] = Math.floor((now - this.start_[i]) / this.period_[i]) + 1;
-        due = this.start_[i] + this.k_[i] * this.period_[i];
+        this.k[i] = Math.floor((now - this.start[i]) / this.period[i]) + 1;
+        due = this.start[i] + this.k[i] * this.period[i];
       }
       if (due < next) next = due;
     }
-    if (next !== Infinity && this.alarm_.running) this.alarm_.set(next, now);
+    if (next !== Infinity && this.alarm.running) this.alarm.set(next, now);
   }
 
-  private read_(i: number): void {
-    if (this.busy_[i] === 1) return;
+  private read(i: number): void {
+    if (this.busy[i] === 1) return;
     let value: SampleValue | Promise<SampleValue>;
     try {
-      value = this.sensors_[i].read();
+      value = this.sensors[i].read();
     } catch (e) {
-      this.sink_.readFailed_(i, e);
+      this.sink.readFailed(i, e);
       return;
     }
     if (isThenable(value)) {
-      this.busy_[i] = 1;
+      this.busy[i] = 1;
       value.then(
         (v) => {
-          this.busy_[i] = 0;
-          if (this.alarm_.running) this.sink_.sample_(i, v);
+          this.busy[i] = 0;
+          if (this.alarm.running) this.sink.sample(i, v);
         },
         (e) => {
-          this.busy_[i] = 0;
-          if (this.alarm_.running) this.sink_.readFailed_(i, e);
+          this.busy[i] = 0;
+          if (this.alarm.running) this.sink.readFailed(i, e);
         },
       );
       return;
     }
-    this.sink_.sample_(i, value);
+    this.sink.sample(i, value);
   }
 }
 

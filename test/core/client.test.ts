@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { FeedClient } from '../../src/core/client';
 import type { BatchOutcome, ClientOptions } from '../../src/core/client';
-import { FeedError, isAuthError, parseRetryAfter, redact } from '../../src/core/errors';
+import { FeedError, isAuthError, redact } from '../../src/core/errors';
+import { parseHttpDate, parseRetryAfter } from '../../src/core/retry-after';
+import { sameOriginTarget } from '../../src/core/redirect';
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { PUBLIC_KEY, TOKEN, binarySubtype, feed, resource73, resourceWithoutFeeds } from './fixtures/records';
 
@@ -498,13 +500,122 @@ describe('failures', () => {
     expect(isAuthError(new Error('HTTP 401'))).toBe(false);
   });
 
-  it('parses Retry-After in its delta-seconds form only', async () => {
-    const { client } = setup([failure(429, 'slow down', '120'), failure(503, 'busy', 'Wed, 21 Oct 2015 07:28:00 GMT')]);
+  it('parses Retry-After in seconds, and as a date measured from the answer\'s own Date', async () => {
+    const dated = (status: number, retryAfter: string, date: string | null): HttpResult =>
+      ({ kind: 'response', status, retryAfter, date, body: JSON.stringify({ success: false, payload: null, message: 'busy' }) });
+    const { client } = setup([
+      failure(429, 'slow down', '120'),
+      // The service's clock in 1970 and in 2100: only the difference of its two dates counts.
+      dated(503, 'Thu, 01 Jan 1970 00:00:05 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT'),
+      dated(503, 'Fri, 31 Dec 2100 23:59:59 GMT', 'Fri, 31 Dec 2100 23:59:54 GMT'),
+      // Without its Date header a date cannot be measured: no device clock.
+      dated(503, 'Wed, 21 Oct 2015 07:28:00 GMT', null),
+    ]);
     expect((await rejection(client.getResource(73))).retryAfterMs).toBe(120_000);
+    expect((await rejection(client.getResource(73))).retryAfterMs).toBe(5_000);
+    expect((await rejection(client.getResource(73))).retryAfterMs).toBe(5_000);
     expect((await rejection(client.getResource(73))).retryAfterMs).toBe(-1);
     expect(parseRetryAfter(' 5 ')).toBe(5000);
     expect(parseRetryAfter('0')).toBe(0);
-    for (const junk of [null, '', 'soon', '1.5', '-3', '5s', '12345678901']) expect(parseRetryAfter(junk)).toBe(-1);
+    for (const junk of [null, '', 'soon', '1.5', '-3', '5s', '12345678901']) expect(parseRetryAfter(junk, 'Thu, 01 Jan 1970 00:00:00 GMT')).toBe(-1);
+    // A date already past asks for no wait.
+    expect(parseRetryAfter('Thu, 01 Jan 1970 00:00:00 GMT', 'Thu, 01 Jan 1970 00:01:00 GMT')).toBe(0);
+    // The obsolete forms, as a recipient must still read them.
+    expect(parseRetryAfter('Sunday, 06-Nov-94 08:49:40 GMT', 'Sun Nov  6 08:49:37 1994')).toBe(3_000);
+  });
+
+  it('reads the three forms of an HTTP-date without Date.parse', () => {
+    const at = Date.UTC(1994, 10, 6, 8, 49, 37);
+    for (const text of ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', ' sun, 6 nov 1994 08:49:37 GMT ']) {
+      expect(parseHttpDate(text), text).toBe(at);
+    }
+    expect(parseHttpDate('Thu, 01 Jan 1970 00:00:00 GMT')).toBe(0);
+    expect(parseHttpDate('Fri, 01 Jan 2100 00:00:00 GMT')).toBe(Date.UTC(2100, 0, 1));
+    expect(parseHttpDate('Thursday, 01-Jan-70 00:00:00 GMT')).toBe(0);
+    expect(parseHttpDate('Saturday, 01-Jan-00 00:00:00 GMT')).toBe(Date.UTC(2000, 0, 1));
+    for (const junk of ['', '1994-11-06T08:49:37Z', 'Sun, 06 Nov 1994 08:49:37 CET', 'Sun, 06 Foo 1994 08:49:37 GMT', 'Sun, 06 Nov 1994 24:00:00 GMT', 'Sun, 32 Nov 1994 08:49:37 GMT', 'Sun, 06 Nov 1994 08:49 GMT']) {
+      expect(parseHttpDate(junk), junk).toBeNaN();
+    }
+  });
+
+  it('bounds each answer by what its request can honestly bring', async () => {
+    const ids = Array.from({ length: 150 }, (_, i) => i + 1);
+    const body = '[{"id_resource":73,"input":1},{"id_resource":73,"input":"é"}]';
+    const { client, requests } = setup([
+      ok(resource73()),
+      ok(ids.slice(0, 100).map((id) => ({ ...resource73(), id_resource: id }))),
+      ok(ids.slice(100).map((id) => ({ ...resource73(), id_resource: id }))),
+      ok([created(73, 1, 1), created(73, 'é', 2)]),
+    ]);
+    await client.getResource(73);
+    await client.getResources(ids);
+    await client.createFeedsEncoded(body, 2, () => 73);
+    // 16 KB for an envelope or an error page; 16 KB a record read; 6 bytes a body character and 512 an element written.
+    expect(requests.map((r) => r.maxResponseBytes)).toEqual([16384 + 16384, 16384 + 100 * 16384, 16384 + 50 * 16384, 16384 + 6 * body.length + 2 * 512]);
+  });
+
+  it('follows a 307 or 308 to the same origin with the same method, body and token', async () => {
+    const moved = (status: number, location: string): HttpResult => ({ kind: 'response', status, retryAfter: null, location, body: '' });
+    const { client, requests } = setup([
+      moved(307, 'feeds?v=2'),
+      moved(308, BASE.toUpperCase().replace('HTTP', 'http') + '/v2/../api/./device/' + PUBLIC_KEY + '/resources/feeds#x'),
+      ok([created(73, 1, 1)]),
+    ]);
+    await client.createFeedsEncoded('[{"id_resource":73,"input":1}]', 1, () => 73);
+    expect(requests.map((r) => r.url)).toEqual([
+      `${BASE}${DEVICE}/resources/feeds`,
+      `${BASE}${DEVICE}/resources/feeds?v=2`,
+      `${BASE}${DEVICE}/resources/feeds`,
+    ]);
+    for (const r of requests) {
+      expect([r.method, r.body, r.headers.Authorization]).toEqual(['POST', '[{"id_resource":73,"input":1}]', 'Bearer ' + TOKEN]);
+    }
+  });
+
+  it('reports any other redirect with its Location, and never sends the token to another origin', async () => {
+    const moved = (status: number, location: string | null): HttpResult => ({ kind: 'response', status, retryAfter: null, location, body: '' });
+    const cases: [HttpResult[], number, string, string][] = [
+      [[moved(307, 'https://svc.test:8080/api')], 307, 'https://svc.test:8080/api', 'another origin'],
+      [[moved(308, '//elsewhere.test/x?token=' + TOKEN)], 308, '//elsewhere.test/x?token=[redacted]', 'another origin'],
+      [[moved(307, 'http://user@svc.test:8080/x')], 307, 'http://user@svc.test:8080/x', 'another origin'],
+      [[moved(301, '/api/v2')], 301, '/api/v2', 'it may turn the request into a GET'],
+      [[moved(302, '/api/v2')], 302, '/api/v2', 'it may turn the request into a GET'],
+      [[moved(303, '/api/v2')], 303, '/api/v2', 'it may turn the request into a GET'],
+      [[moved(307, null)], 307, '', 'without a Location'],
+      [[moved(307, '/a'), moved(307, '/b'), moved(307, '/c'), moved(307, '/d')], 307, '/d', 'after 3 redirects'],
+    ];
+    for (const [answers, status, location, why] of cases) {
+      const { client, requests } = setup(answers);
+      const e = await rejection(client.createFeedsEncoded('[]', 1, () => 73));
+      expect(e, location).toMatchObject({ kind: "http", status, location, retryable: false, maybeDelivered: false });
+      expect(e.message).toContain(why);
+      expect(e.message).not.toContain(TOKEN);
+      expect(requests.every((r) => r.url.startsWith(BASE + '/'))).toBe(true);
+    }
+  });
+
+  it('resolves a Location as RFC 3986 does, without the URL global', () => {
+    const from = 'http://h.test/a/b/c?q=1';
+    const cases: [string, string | null][] = [
+      ['d', 'http://h.test/a/b/d'],
+      ['./d/', 'http://h.test/a/b/d/'],
+      ['../d', 'http://h.test/a/d'],
+      ['../../../../d', 'http://h.test/d'],
+      ['?y', 'http://h.test/a/b/c?y'],
+      ['', 'http://h.test/a/b/c?q=1'],
+      ['/d/./e/..', 'http://h.test/d/'],
+      ['HTTP://H.TEST:80/x', 'http://h.test/x'],
+      ['http://h.test:8080/x', null],
+      ['https://h.test/x', null],
+      ['ftp://h.test/x', null],
+      ['http://h.test.evil/x', null],
+      ['//h.test/x#frag', 'http://h.test/x'],
+      ['/x y', null],
+      ['\\\\evil/x', null],
+    ];
+    for (const [location, target] of cases) expect(sameOriginTarget(from, location), location).toBe(target);
+    expect(sameOriginTarget('http://[::1]:8080/a', '/b')).toBe('http://[::1]:8080/b');
+    expect(sameOriginTarget('http://[::1]/a', 'http://[::1]:80/b')).toBe('http://[::1]/b');
   });
 
   it('takes the element index from an operation-4 4xx message', async () => {

@@ -9,11 +9,11 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
-import { buildInto, ROOT, workDir } from './support';
+import { ROOT, workDir } from './support';
 
 const work = workDir('e2e-package-');
 // Outside the repository: nothing of its node_modules may be found by walking up.
@@ -24,8 +24,9 @@ let installWarnings = '';
 
 beforeAll(() => {
   const staged = join(work.dir, 'staged');
-  buildInto(join(staged, 'dist'), true);
-  // What "files" names (dist built above), and the README and licence that npm always ships.
+  // The build the e2e project made once, type declarations included.
+  cpSync(inject('built'), join(staged, 'dist'), { recursive: true });
+  // What "files" names (dist copied above), and the README and licence that npm always ships.
   const { files } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
   for (const entry of [...files.filter((f) => f !== 'dist'), 'package.json', 'README.md', 'LICENSE']) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(staged, entry), { recursive: true });

@@ -6,27 +6,24 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, inject } from 'vitest';
 import { FeedClient } from '../../src/core/client';
 import { createHttp } from '../../platforms/node/http';
 import type { Seed } from '../../src/service';
 import { Store } from '../../src/service/store';
 import { timestamp } from '../../src/service/time';
-import { buildInto, ROOT, workDir } from '../support/build';
+import { ROOT, workDir } from '../support/build';
 import { killAll, track } from '../support/children';
 
-export { buildInto, ROOT, workDir };
+export { ROOT, workDir };
 
 /**
- * The hooks of a file that runs the CLI: a work directory, the bundles built into it, no child (simulator
- * or service) left over after a test.
+ * The hooks of a file that runs the CLI: a work directory of its own, the CLI the e2e project built once
+ * (test/support/build-once.ts), no child (simulator or service) left over after a test.
  */
 export function withBuiltCli(prefix: string): { dir: string; cli: () => string } {
   const work = workDir(prefix);
-  let cli = '';
-  beforeAll(() => {
-    cli = buildInto(work.dir);
-  });
+  const cli = join(inject('built'), 'cli.js');
   afterEach(killAll);
   afterAll(work.remove);
   return { dir: work.dir, cli: () => cli };

@@ -74,17 +74,77 @@ describe('createHttp', () => {
       kind: 'response',
       status: 429,
       retryAfter: '7',
+      date: expect.stringMatching(/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/),
+      location: null,
       body: '{"success":false,"payload":null,"message":"slow down"}',
     });
   });
 
-  it('answers a redirect instead of following it', async () => {
-    const { base, seen } = await httpServer((_req, _body, res) => {
-      res.writeHead(302, { Location: '/elsewhere' });
+  it('passes the Date of the answer through, for the core to measure a Retry-After date from', async () => {
+    const { base } = await httpServer((_req, _body, res) => {
+      res.writeHead(503, { 'Retry-After': 'Fri, 31 Dec 2100 23:59:59 GMT', Date: 'Fri, 31 Dec 2100 23:59:54 GMT' });
       res.end();
     });
-    expect(await request(post(base))).toMatchObject({ kind: 'response', status: 302 });
+    expect(await request(post(base))).toMatchObject({ status: 503, retryAfter: 'Fri, 31 Dec 2100 23:59:59 GMT', date: 'Fri, 31 Dec 2100 23:59:54 GMT' });
+  });
+
+  it('answers a redirect with its Location instead of following it (the core decides)', async () => {
+    const { base, seen } = await httpServer((_req, _body, res) => {
+      res.writeHead(307, { Location: '/elsewhere' });
+      res.end();
+    });
+    expect(await request(post(base))).toMatchObject({ kind: 'response', status: 307, location: '/elsewhere' });
     expect(seen.requests).toBe(1);
+  });
+
+  describe('reads at most maxResponseBytes of an answer', () => {
+    const MB = 1024 * 1024;
+
+    /** A server answering 64 MB of JSON text, with or without a Content-Length; `sent` counts what the socket took. */
+    async function hugeAnswer(withLength: boolean) {
+      let close!: () => void;
+      const sent = { bytes: 0, ended: false, closed: new Promise<void>((resolve) => (close = resolve)) };
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const { base } = await httpServer((_req, _body, res) => {
+        res.writeHead(200, withLength ? { 'Content-Length': String(64 * MB) } : {});
+        res.on('close', close);
+        const more = (): void => {
+          while (sent.bytes < 64 * MB && !res.destroyed) {
+            sent.bytes += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          if (!res.destroyed) {
+            sent.ended = true;
+            res.end();
+          }
+        };
+        more();
+      });
+      return { base, sent };
+    }
+
+    for (const withLength of [true, false]) {
+      it('drops a 64 MB answer ' + (withLength ? 'whose Content-Length says so' : 'sent in chunks, without a length') + ' as a garbled one', async () => {
+        const { base, sent } = await hugeAnswer(withLength);
+        const result = await request({ ...post(base), maxResponseBytes: 65_536 });
+        // The kind alone first: a failure that held 64 MB would take minutes to print.
+        expect(result.kind).toBe('network');
+        expect(result).toEqual({ kind: 'network', message: 'the answer is longer than 65536 bytes', maybeDelivered: true });
+        // The connection was dropped: the server could not hand over the rest.
+        await sent.closed;
+        expect(sent.ended).toBe(false);
+        expect(sent.bytes).toBeLessThan(16 * MB);
+      });
+    }
+
+    it('reads an answer of exactly the bound, and refuses one byte more', async () => {
+      const { base } = await httpServer((req, _body, res) => {
+        res.writeHead(200, { 'Transfer-Encoding': 'chunked' });
+        res.end('x'.repeat(Number(req.url?.slice(1))));
+      });
+      expect(await request({ ...post(base + '/1000'), maxResponseBytes: 1000 })).toMatchObject({ kind: 'response', body: 'x'.repeat(1000) });
+      expect(await request({ ...post(base + '/1001'), maxResponseBytes: 1000 })).toMatchObject({ kind: 'network', maybeDelivered: true });
+    });
   });
 
   it('reuses one connection for several requests', async () => {
@@ -156,7 +216,7 @@ describe('createHttp', () => {
   it('trusts an extra CA from a file, besides the system roots', async () => {
     const address = await serve(createTlsHttpServer({ cert: CERT, key: KEY }, (_req, res) => res.end('{"ok":true}')));
     const trusting = createHttp({ caFile: fileURLToPath(new URL('./fixtures/localhost-cert.pem', import.meta.url)) });
-    expect(await trusting(post('https://' + address))).toEqual({ kind: 'response', status: 200, retryAfter: null, body: '{"ok":true}' });
+    expect(await trusting(post('https://' + address))).toEqual({ kind: 'response', status: 200, retryAfter: null, date: expect.any(String), location: null, body: '{"ok":true}' });
     expect(() => createHttp({ caFile: 'x.pem', dispatcher: new Agent() })).toThrow(/not both/);
   });
 

@@ -10,8 +10,11 @@ import type { Operation } from '../scenarios/operation';
 
 export type FaultAction =
   | { do: 'pass' }
-  /** Answers `status` with the failure envelope (and `Retry-After` when given); nothing is forwarded. */
-  | { do: 'status'; status: number; message?: string; retryAfter?: string }
+  /**
+   * Answers `status` with the failure envelope, and `Retry-After`, `Date` (else the proxy's own clock's)
+   * and `Location` when given; nothing is forwarded.
+   */
+  | { do: 'status'; status: number; message?: string; retryAfter?: string; date?: string; location?: string }
   /** Answers 200 with a body that is not JSON; `forward` (default true) lets the service act first. */
   | { do: 'malformed'; forward?: boolean }
   /** Destroys the connection, before forwarding (nothing arrived) or after (stored, answer lost). */
@@ -45,7 +48,12 @@ export type FaultAction =
   /** Forwards, then answers with a status line that is not HTTP (`HTTP/1.1200OK`) and closes. */
   | { do: 'garble' }
   /** Forwards, then sends the service's status and headers but half its body, and closes. */
-  | { do: 'truncate' };
+  | { do: 'truncate' }
+  /**
+   * Forwards, then answers the service's envelope padded with spaces to `bytes` (still valid JSON), in
+   * chunks and with backpressure; `bloated` counts the bytes the socket took before the client left.
+   */
+  | { do: 'bloat'; bytes: number };
 
 export interface FaultRule {
   /** The operation it applies to; any when omitted. */
@@ -88,6 +96,8 @@ export class FaultProxy {
   readonly stored: StoredFeed[] = [];
   /** How many requests each action was applied to, by `<operation> <action>` (`create reset after`, `last pass`). */
   readonly applied = new Map<string, number>();
+  /** Bytes of `bloat` answers the sockets took. */
+  bloated = 0;
   private rules: (FaultRule & { left: number })[] = [];
   private fates = new Map<string, Fate>();
   private sockets = new Set<Socket>();
@@ -213,7 +223,11 @@ export class FaultProxy {
       case 'pass':
         return relay(res, await forward());
       case 'status':
-        return answer(res, action.status, failure(action.message ?? 'fault injected: status ' + action.status), action.retryAfter);
+        return answer(res, action.status, failure(action.message ?? 'fault injected: status ' + action.status), {
+          'retry-after': action.retryAfter,
+          date: action.date,
+          location: action.location,
+        });
       case 'malformed':
         if (action.forward !== false) await forward();
         return answer(res, 200, '{"success": true, "payload": [');
@@ -258,6 +272,22 @@ export class FaultProxy {
         await forward();
         req.socket.end('HTTP/1.1200OK\r\ncontent-length: 0\r\n\r\n');
         return;
+      case 'bloat': {
+        const upstream = await forward();
+        res.writeHead(upstream.status, { 'content-type': 'application/json' });
+        const pad = Buffer.alloc(64 * 1024, 0x20);
+        let left = action.bytes - Buffer.byteLength(upstream.body);
+        const more = (): void => {
+          while (left > 0 && !res.destroyed) {
+            const chunk = left < pad.length ? pad.subarray(0, left) : pad;
+            left -= chunk.length;
+            this.bloated += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          if (!res.destroyed) res.end(upstream.body);
+        };
+        return more();
+      }
       case 'truncate': {
         const upstream = await forward();
         const body = Buffer.from(upstream.body, 'utf8');
@@ -344,19 +374,22 @@ function failure(message: string): string {
   return JSON.stringify({ success: false, payload: null, message });
 }
 
-function answer(res: http.ServerResponse, status: number, body: string, retryAfter?: string): void {
+/** Headers besides the service's own three; one left undefined is not sent (`date`: Node sends its clock's). */
+type Extra = Record<'retry-after' | 'date' | 'location', string | undefined>;
+
+function answer(res: http.ServerResponse, status: number, body: string, extra?: Partial<Extra>): void {
   const headers: http.OutgoingHttpHeaders = {
     'content-type': 'application/json',
     'content-language': 'en',
     'content-length': Buffer.byteLength(body),
   };
-  if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
+  for (const [name, value] of Object.entries(extra ?? {})) if (value !== undefined) headers[name] = value;
   res.writeHead(status, headers).end(body);
 }
 
 function relay(res: http.ServerResponse, upstream: Upstream): void {
   const retryAfter = upstream.headers['retry-after'];
-  answer(res, upstream.status, upstream.body, typeof retryAfter === 'string' ? retryAfter : undefined);
+  answer(res, upstream.status, upstream.body, { 'retry-after': typeof retryAfter === 'string' ? retryAfter : undefined });
 }
 
 /** The whole body of a request or response, as UTF-8 text. */

@@ -140,9 +140,12 @@ export class ScenarioBackend {
     const lost = (error: Error): HttpOutcome => ({ kind: 'network', message: error.message, maybeDelivered: fate.forwarded || fate.taken });
     const answered = new Promise<HttpOutcome>((resolve) => {
       out.on('response', (res) => {
-        const retryAfter = res.headers['retry-after'];
+        const header = (name: string): string | null => {
+          const value = res.headers[name];
+          return typeof value === 'string' ? value : null;
+        };
         readBody(res).then(
-          (body) => resolve({ kind: 'response', status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body }),
+          (body) => resolve({ kind: 'response', status: res.statusCode ?? 0, retryAfter: header('retry-after'), date: header('date'), location: header('location'), body }),
           (error: Error) => resolve(lost(error)),
         );
       });

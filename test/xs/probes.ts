@@ -3,7 +3,9 @@
 // so an engine difference in string, regex, number or typed-array behaviour shows up here, named, before
 // it shows up in a scenario.
 import { checkConfig, ConfigError } from '../../src/core/config';
-import { elementIndexOf, parseRetryAfter, redact } from '../../src/core/errors';
+import { elementIndexOf, redact } from '../../src/core/errors';
+import { parseHttpDate, parseRetryAfter } from '../../src/core/retry-after';
+import { sameOriginTarget } from '../../src/core/redirect';
 import type { SampleValue } from '../../src/core/host';
 import { SampleQueue } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
@@ -13,6 +15,7 @@ import { walkRules } from '../support/engine-walk';
 import { OUTAGE_FAULTS, longestWaitAfter } from '../support/outage';
 import { runProperty } from '../support/property';
 import type { PropertyRun } from '../support/property';
+import { encode } from '../support/queue-body';
 
 const INPUTS: SampleValue[] = [0, -0, 1, 1.5, -3, 1e21, 1e-7, 123456789.125, NaN, Infinity, true, false, '', '7', ' 7', '1e3', '0x10', '.5', 'on', 'ON', 'off!', 'é', '😀', '\u2028'];
 
@@ -84,6 +87,12 @@ export const probes: Record<string, () => unknown> = {
 
   errors: () => ({
     retryAfter: ['0', ' 12 ', '1234567890', 'Wed, 21 Oct 2015 07:28:00 GMT', '-1', ''].map((v) => parseRetryAfter(v)),
+    retryAfterDate: ['Thu, 01 Jan 1970 00:00:05 GMT', 'Fri, 31 Dec 2100 23:59:59 GMT', 'Sunday, 06-Nov-94 08:49:40 GMT', 'Sun Nov  6 08:49:37 1994']
+      .map((v) => parseRetryAfter(v, 'Thu, 01 Jan 1970 00:00:00 GMT')),
+    httpDate: ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', 'Fri, 01 Jan 2100 00:00:00 GMT', 'Sun, 06 Foo 1994 08:49:37 GMT']
+      .map((v) => String(parseHttpDate(v))),
+    redirect: ['d', '../../../d', '?y', '/d/./e/..', 'HTTP://H.TEST:80/x', 'https://h.test/x', '//h.test/x#f', '/x y']
+      .map((v) => sameOriginTarget('http://h.test/a/b/c?q=1', v)),
     element: ['element 3: resource 99 not found', 'bad element 12: x', 'elements 4: no', 'element x:'].map(elementIndexOf),
     redact: redact('Authorization: Bearer abc.DEF-123== and secret-token and Bearer xyz', 'secret-token'),
   }),
@@ -91,7 +100,7 @@ export const probes: Record<string, () => unknown> = {
   queue: () => {
     const queue = new SampleQueue({ capacity: 16, overflow: 'drop-oldest', stringBytes: 64, withSeq: true, clock });
     const pushes = fillQueue(queue, 40, 100);
-    const first = queue.encode(0, queue.length);
+    const first = encode(queue, 0, queue.length);
     queue.lock(4);
     const more = fillQueue(queue, 12, 500);
     queue.shift(3);
@@ -101,9 +110,9 @@ export const probes: Record<string, () => unknown> = {
     const refused = fillQueue(refuse, 9, 0).concat(String(refuse.push(2, 'a string that is too long', 0, 0)));
     return {
       pushes, first, more, values, refused,
-      last: queue.encode(0, queue.length),
+      last: encode(queue, 0, queue.length),
       seqs: [queue.seqAt(0), queue.seqAt(queue.length - 1)],
-      counters: [queue.length, queue.highWater, queue.droppedOverflow, queue.inFlight, refuse.droppedOverflow, refuse.encode(0, refuse.length)],
+      counters: [queue.length, queue.highWater, queue.droppedOverflow, queue.inFlight, refuse.droppedOverflow, encode(refuse, 0, refuse.length)],
     };
   },
 
@@ -112,7 +121,7 @@ export const probes: Record<string, () => unknown> = {
     const numbers = [0, -0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -123.456, 2 ** 53 + 2];
     const queue = new SampleQueue({ capacity: numbers.length, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
     for (const n of numbers) queue.push(4000000000, n, 0, 0);
-    const encoded = queue.encode(0, queue.length);
+    const encoded = encode(queue, 0, queue.length);
     return { encoded, same: encoded === JSON.stringify(numbers.map((input) => ({ id_resource: 4000000000, input }))) };
   },
 };

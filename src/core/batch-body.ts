@@ -1,0 +1,89 @@
+// Operation 4's body, written straight from the queue's typed arrays (queue.ts): the same text as
+// JSON.stringify of `{id_resource, input}` objects, but built from one prepared text per resource and
+// kind, so that the common sample, a number of a resource with a text entry, costs one lookup and one
+// concatenation (XS interprets every bytecode: docs/xs.md). Numbers use String(n), which equals JSON's
+// form for finite numbers.
+import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from './queue';
+import type { SampleQueue } from './queue';
+
+export class BatchBody {
+  /**
+   * Indexed by the tag of a number or boolean with a text entry: its element's text up to the value
+   * (number; a string uses the same text) or up to the closing `}` (boolean). Built as entries are
+   * claimed, here rather than at push, which allocates nothing; '' until then.
+   */
+  private readonly texts: string[] = [];
+  private entriesBuilt = 0;
+
+  constructor(private readonly queue: SampleQueue) {
+    for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
+  }
+
+  /**
+   * The body of the first `count` samples, locking them if they are not locked yet (a larger lock
+   * stays): what is sent is locked.
+   */
+  take(count: number): string {
+    const q = this.queue;
+    q.lock(Math.max(count, q.inFlight));
+    return this.encode(0, count);
+  }
+
+  /** The body of samples [from, from + count), which must be in the queue and in order (after `lock`). */
+  encode(from: number, count: number): string {
+    if (count === 0) return '[]';
+    const q = this.queue;
+    if (this.entriesBuilt !== q.entriesClaimed) this.buildTexts();
+    // The range is one run of the ring, or two when it wraps: no wrap test per sample.
+    const special = q.lastSpecial >= q.first + from;
+    const start = (q.first + from) % q.capacity;
+    const head = Math.min(count, q.capacity - start);
+    const body = this.run(start, head, special);
+    return '[' + (head < count ? body + '},' + this.run(0, count - head, special) : body) + '}]';
+  }
+
+  /**
+   * The elements of slots [from, from + count), joined by `},` and without the last one's closing `}`.
+   * `special`: some of them are not numbers with a text entry.
+   */
+  private run(from: number, count: number, special: boolean): string {
+    // Views from slot `from` on, so that the loop takes every sample for a number with a text entry in
+    // as few bytecodes as XS allows; then, if there are others, their elements replace the wrong text.
+    const q = this.queue;
+    const tags = q.tags.subarray(from, from + count), values = q.values.subarray(from, from + count), texts = this.texts;
+    // Sized at once: growing it a sample at a time costs more XS compute (docs/xs.md).
+    const parts: string[] = new Array(count);
+    // k declared before the loop: XS copies a loop's own `let` on every turn.
+    let k = 0;
+    for (; k < count; k++) parts[k] = texts[tags[k]] + values[k];
+    if (special) for (k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element(from + k);
+    return parts.join('},');
+  }
+
+  /** The element of slot `j` but its closing `}`, for what the texts do not cover: strings, ids without entry. */
+  private element(j: number): string {
+    const q = this.queue;
+    const tag = q.tags[j];
+    const entry = tag & ENTRY;
+    if (tag < STRING_TAG && entry !== NO_ENTRY) return this.texts[tag];
+    const prefix = entry !== NO_ENTRY ? this.texts[entry] : prefixText(q.resources[j]);
+    if (tag >= STRING_TAG) return prefix + JSON.stringify(q.stringAt(j));
+    if (tag >> KIND_SHIFT === NUMBER) return prefix + q.values[j];
+    return prefix + (tag >> KIND_SHIFT === TRUE ? 'true' : 'false');
+  }
+
+  private buildTexts(): void {
+    const q = this.queue;
+    for (let e = this.entriesBuilt; e < q.entriesClaimed; e++) {
+      const prefix = prefixText(q.entryIds[e]);
+      this.texts[(NUMBER << KIND_SHIFT) | e] = prefix;
+      this.texts[(FALSE << KIND_SHIFT) | e] = prefix + 'false';
+      this.texts[(TRUE << KIND_SHIFT) | e] = prefix + 'true';
+    }
+    this.entriesBuilt = q.entriesClaimed;
+  }
+}
+
+function prefixText(resource: number): string {
+  return '{"id_resource":' + resource + ',"input":';
+}

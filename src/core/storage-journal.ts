@@ -1,0 +1,129 @@
+// Keeps durable storage in step with the queue: what it holds of the accepted samples, what it was told
+// is finished, and when a storage that writes only when needed writes a burst. The agent accepts a sample
+// through `accepted`, the uplink's acknowledgements reach storage through `checkpoint`, and `restore`
+// puts back what an earlier run left.
+import type { LogLevel, QueueStorage, SampleValue } from './host';
+import type { Counters } from './counters';
+import { errorText } from './errors';
+import { DROPPED_NEW, TOO_LARGE } from './queue';
+import type { SampleQueue } from './queue';
+
+export class StorageJournal {
+  /** The sequence number the next accepted sample takes; they matter to durable storage only. */
+  nextSeq = 0;
+  /** `queue.end` once durable storage was restored: every later position is a sample accepted by this run. */
+  restoredEnd = 0;
+  private ackedSeq = -1;
+  /** Queue position up to which durable storage holds the samples (`end` while it writes every sample). */
+  private storedEnd = 0;
+  /** Sequence number of the newest sample in durable storage; -1 when none. */
+  private lastStoredSeq = -1;
+  /** `QueueStorage.spillEvery`, or 0 for a storage that takes every sample as it is accepted. */
+  private readonly spillEvery: number;
+  /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
+  private nextSpillAt = 0;
+
+  constructor(
+    private readonly storage: QueueStorage | undefined,
+    private readonly queue: SampleQueue,
+    private readonly counters: Counters,
+    private readonly log: (level: LogLevel, message: string) => void,
+    /** A request failed and none was acknowledged since: storage that writes when needed writes. */
+    private readonly failing: () => boolean,
+  ) {
+    this.spillEvery = storage?.spillEvery ?? 0;
+  }
+
+  /** A sample entered the queue with sequence number `seq` (the `nextSeq` it was pushed with). */
+  accepted(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
+    this.nextSeq = seq + 1;
+    if (this.storage !== undefined) this.keep(seq, resource, value, evicted);
+  }
+
+  /**
+   * Writes every queued sample that durable storage does not hold yet, in one burst, and returns how many
+   * (Agent.persist).
+   */
+  persist(): number {
+    const q = this.queue;
+    const first = q.end - q.length;
+    const from = this.unstoredFrom();
+    if (this.storage === undefined || from === q.end) return 0;
+    this.nextSpillAt = q.end + this.spillEvery;
+    // Acknowledgements first: an eviction's wait here (see keep), so the burst covers them.
+    this.checkpoint();
+    let written = 0;
+    this.store((storage) => {
+      for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
+      storage.commit?.();
+      this.storedEnd = q.end;
+      this.lastStoredSeq = q.seqAt(q.length - 1);
+      written = q.end - from;
+    });
+    return written;
+  }
+
+  /** Tells durable storage that every sample it holds before the head of the queue is finished. */
+  checkpoint(): void {
+    if (this.storage === undefined) return;
+    // Past the newest stored sample there is nothing to acknowledge: no write for samples it never held.
+    const done = Math.min(this.queue.length > 0 ? this.queue.seqAt(0) - 1 : this.nextSeq - 1, this.lastStoredSeq);
+    if (done <= this.ackedSeq) return;
+    this.store((storage) => {
+      storage.ack(done);
+      this.ackedSeq = done;
+    });
+  }
+
+  /** Puts back what durable storage kept from an earlier run, oldest first, stamped `now`. */
+  restore(now: number): void {
+    const storage = this.storage;
+    if (storage === undefined) return;
+    let restored = 0;
+    let first = -1;
+    this.nextSeq = storage.load((seq, resource, value) => {
+      if (first < 0) first = seq;
+      const result = this.queue.push(resource, value, now, seq);
+      if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
+    });
+    this.restoredEnd = this.queue.end;
+    this.storedEnd = this.queue.end;
+    this.lastStoredSeq = this.nextSeq - 1;
+    this.ackedSeq = first < 0 ? this.nextSeq - 1 : first - 1;
+    if (restored > 0) this.log('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
+    this.checkpoint();
+  }
+
+  /**
+   * Durable storage's part of accepting a sample: a storage of every sample writes it now (and learns of
+   * an eviction at once); one that writes when needed waits for a failed flush and `spillEvery` unwritten
+   * samples, and learns of evictions with the next burst, so that a full queue does not write per sample.
+   */
+  private keep(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
+    if (this.spillEvery === 0) {
+      this.store((storage) => {
+        storage.append(seq, resource, value);
+        this.storedEnd = this.queue.end;
+        this.lastStoredSeq = seq;
+      });
+      if (evicted) this.checkpoint();
+    } else if (this.failing() && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
+      this.persist();
+    }
+  }
+
+  /** The first queue position durable storage does not hold: what a burst would write from. */
+  private unstoredFrom(): number {
+    return Math.max(this.storedEnd, this.queue.end - this.queue.length);
+  }
+
+  /** A write to durable storage; a failure is counted and logged, and the sample stays queued in memory. */
+  private store(write: (storage: QueueStorage) => void): void {
+    try {
+      write(this.storage as QueueStorage);
+    } catch (e) {
+      this.counters.storageErrors++;
+      this.log('error', 'durable storage: ' + errorText(e));
+    }
+  }
+}

@@ -1,0 +1,28 @@
+// The operation-4 body of a queue's samples, for tests: what the uplink's head sends (batch-body.ts),
+// for any range, with the range checked.
+import { BatchBody } from '../../src/core/batch-body';
+import type { SampleQueue } from '../../src/core/queue';
+
+// One encoder per queue, as the head keeps one: its texts are built as entries are claimed.
+const bodies = new WeakMap<SampleQueue, BatchBody>();
+
+function bodyOf(queue: SampleQueue): BatchBody {
+  let body = bodies.get(queue);
+  if (body === undefined) bodies.set(queue, (body = new BatchBody(queue)));
+  return body;
+}
+
+/** The body of samples [from, from + count) (all of them by default); RangeError outside the queue. */
+export function encode(queue: SampleQueue, from = 0, count = queue.length - from): string {
+  if (!(from >= 0 && count >= 0 && from + count <= queue.length) || from % 1 !== 0 || count % 1 !== 0) {
+    throw new RangeError('encode range ' + from + '+' + count + ' is outside the queue (length ' + queue.length + ')');
+  }
+  // The lock as it is, its samples put back in order.
+  queue.lock(queue.inFlight);
+  return bodyOf(queue).encode(from, count);
+}
+
+/** The body of the first `count` samples, locked, as the head takes it to send. */
+export function take(queue: SampleQueue, count: number): string {
+  return bodyOf(queue).take(count);
+}
