@@ -186,7 +186,8 @@ export class MqttIn {
         s.messagesIn++;
         s.lastSeen = Date.now();
         s.parseErrors++;
-        this.once.say(`parse:${route.filter}:${topic}`, `${device.name}: resource ${route.resource}: topic ${JSON.stringify(topic)}: ${reading.problem} (counted; logged once per topic)`);
+        // Once per topic and kind of problem: the text before the payload's preview.
+        this.once.say(`parse:${route.filter}:${topic}:${reading.problem.split(':')[0]}`, `${device.name}: resource ${route.resource}: topic ${JSON.stringify(topic)}: ${reading.problem} (counted; logged once per topic)`);
         done.add(s);
         continue;
       }
