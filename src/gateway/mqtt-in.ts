@@ -95,7 +95,7 @@ export class MqttIn {
       this.subscribe(this.filters);
     });
     this.client.on('close', () => {
-      if (this.counts.connected) this.log(`mqtt: connection to ${config.url} closed; reconnecting with backoff, delivery goes on`);
+      if (this.counts.connected && !this.stopping) this.log(`mqtt: connection to ${config.url} closed; reconnecting with backoff, delivery goes on`);
       this.counts.connected = false;
       this.backOff();
     });
