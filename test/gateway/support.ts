@@ -33,7 +33,7 @@ export async function storedValues(serviceUrl: string, resource: number): Promis
   let after: number | null = null;
   for (;;) {
     const res = await fetch(`${serviceUrl}/_local/resources/${resource}/feeds?limit=10000${after === null ? '' : `&after=${after}`}`);
-    const page = (await res.json()).payload as { raw_data: string[]; next: number | null };
+    const page = ((await res.json()) as { payload: unknown }).payload as { raw_data: string[]; next: number | null };
     out.push(...page.raw_data);
     if (page.next === null) return out;
     after = page.next;
@@ -43,7 +43,7 @@ export async function storedValues(serviceUrl: string, resource: number): Promis
 /** The resource's record as the service shows it (presence included), read silently. */
 export async function resourceRecord(serviceUrl: string, publicKey: string, resource: number): Promise<{ is_alive: boolean; lifetime_updated_at: string | null }> {
   const res = await fetch(`${serviceUrl}/api/device/${publicKey}/resource/${resource}?silent=true`);
-  return (await res.json()).payload;
+  return ((await res.json()) as { payload: { is_alive: boolean; lifetime_updated_at: string | null } }).payload;
 }
 
 export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
