@@ -229,3 +229,21 @@ export class ModbusDevice {
     await new Promise((resolve) => server.close(() => resolve(undefined)));
   }
 }
+
+/** `feed-agent gateway ARGS` in a child process (the built CLI), its output kept. */
+export class GatewayChild {
+  readonly child: ChildProcess;
+  out = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(cli: string, args: string[], env: NodeJS.ProcessEnv) {
+    this.child = track(spawn(process.execPath, [cli, 'gateway', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }));
+    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => (this.out += d));
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.out += d));
+    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
+  }
+
+  async waitForLine(pattern: RegExp, timeoutMs = 15_000): Promise<void> {
+    await waitFor(`${pattern} in the gateway's output:\n${this.out}`, () => pattern.test(this.out), timeoutMs);
+  }
+}
