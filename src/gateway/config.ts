@@ -145,10 +145,13 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
   const url = p.string(service.url, 'service.url', true);
   if (url !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(url)) p.add('service.url: expected an http:// or https:// URL, got ' + show(url));
   const serviceCa = p.string(service.caFile, 'service.caFile');
+  const requestsPerSecond = p.number(service.requestsPerSecond, 'service.requestsPerSecond', 0.01) ?? GATEWAY_DEFAULTS.requestsPerSecond;
+  const connections = p.integer(service.connections, 'service.connections', 1, 1024) ?? GATEWAY_DEFAULTS.connections;
 
   const queue = p.object(root.queue, 'queue', ['dir', 'fsync', 'fsyncIntervalMs'], true);
   const dir = p.string(queue.dir, 'queue.dir', true);
   const fsync = p.oneOf(queue.fsync, 'queue.fsync', ['always', 'interval', 'never']) ?? GATEWAY_DEFAULTS.fsync;
+  const fsyncIntervalMs = p.integer(queue.fsyncIntervalMs, 'queue.fsyncIntervalMs', 1) ?? GATEWAY_DEFAULTS.fsyncIntervalMs;
 
   const modbus: ModbusSourceConfig[] = [];
   const modbusRoot = root.modbus === undefined ? {} : p.object(root.modbus, 'modbus', null);
@@ -171,7 +174,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
     const brokerUrl = p.string(m.url, 'mqtt.url', true);
     if (brokerUrl !== undefined && !/^mqtts?:\/\/[^/?#\s]+\/?$/.test(brokerUrl)) p.add('mqtt.url: expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT], got ' + show(brokerUrl));
     const caFile = p.string(m.caFile, 'mqtt.caFile');
-    if (caFile !== undefined && brokerUrl?.startsWith('mqtt://')) p.add('mqtt.caFile: only for an mqtts:// broker');
+    if (caFile !== undefined && !brokerUrl?.startsWith('mqtts://')) p.add('mqtt.caFile: only for an mqtts:// broker');
     const subscribe = m.subscribe === undefined ? [] : p.list(m.subscribe, 'mqtt.subscribe').map((f, i) => p.topicFilter(f, `mqtt.subscribe[${i}]`) ?? '');
     mqtt = {
       url: brokerUrl ?? '',
@@ -275,11 +278,11 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
   return {
     service: {
       url: url as string,
-      requestsPerSecond: p.number(service.requestsPerSecond, 'service.requestsPerSecond', 0.01) ?? GATEWAY_DEFAULTS.requestsPerSecond,
-      connections: p.integer(service.connections, 'service.connections', 1, 1024) ?? GATEWAY_DEFAULTS.connections,
+      requestsPerSecond,
+      connections,
       ...(serviceCa === undefined ? {} : { caFile: path(serviceCa) }),
     },
-    queue: { dir: path(dir as string), fsync, fsyncIntervalMs: p.integer(queue.fsyncIntervalMs, 'queue.fsyncIntervalMs', 1) ?? GATEWAY_DEFAULTS.fsyncIntervalMs },
+    queue: { dir: path(dir as string), fsync, fsyncIntervalMs },
     ...(mqtt === undefined ? {} : { mqtt }),
     modbus,
     statusEveryMs: statusEveryS * 1000,
