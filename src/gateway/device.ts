@@ -43,6 +43,8 @@ export interface DeviceStats {
 /** Sends an actuator's new value to the field; resolves once the field has it (a PUBACK, a write answered). */
 export type CommandOut = (value: SampleValue) => Promise<void>;
 
+/** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
+const AUTH_RETRY_MS = 60_000;
 /** How often presence is checked against the silence limit. */
 const PRESENCE_CHECK_MS = 1000;
 
@@ -89,7 +91,7 @@ export class GatewayDevice {
       holdOnRefusedToken: true,
       // A full queue refuses the newest reading: MQTT then holds back its acknowledgement, so the broker
       // keeps the message, and nothing the durable queue holds is ever evicted.
-      uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, stringBytes: 16 * 1024 },
+      uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, stringBytes: 16 * 1024, authRetryMs: AUTH_RETRY_MS },
     });
     this.presenceTimer = setInterval(() => this.checkPresence(), PRESENCE_CHECK_MS).unref();
   }

@@ -23,8 +23,8 @@ export function tempDir(prefix: string): { dir: string; remove: () => void } {
 }
 
 /** The local service with the gateway seed (three bays), its dashboard API on for reading feeds back. */
-export function startLocalService(): Promise<RunningService> {
-  return startService({ seed: SEED, dashboard: {} });
+export function startLocalService(now?: () => number): Promise<RunningService> {
+  return startService({ seed: SEED, dashboard: {}, ...(now === undefined ? {} : { now }) });
 }
 
 /** Every stored value of a resource, oldest first. */
