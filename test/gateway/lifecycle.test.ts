@@ -104,22 +104,27 @@ describe('gateway lifecycle', () => {
       [device(bay1, 'T1', { silenceS: 1 }), device(bay2, 'T2', { silenceS: 3600, lastWill: { topic: 'Bay 2/status', payload: 'offline' } }), device(bay3, 'T3', { silenceS: 3600 })],
       { now: () => Date.now() + offsetMs },
     );
-    for (const b of [bay1, bay2, bay3]) await field.publishAsync(`${b.name}/temperature`, '20', { qos: 1 });
-    // Bay 2's will comes at once after its reading: the reading is still delivered, silently.
-    await field.publishAsync('Bay 2/status', 'online', { qos: 1 }); // not the will's payload: ignored
-    await field.publishAsync('Bay 2/status', 'offline', { qos: 1 });
-    await waitFor('bay 2 marked gone', () => gateway.stats().devices[1].present === false, 3000);
+    for (const b of [bay1, bay3]) await field.publishAsync(`${b.name}/temperature`, '20', { qos: 1 });
     await waitFor('bay 1 silent past its limit', () => gateway.stats().devices[0].present === false, 5000);
     expect(gateway.stats().devices[2].present).toBe(true);
-    await waitFor('every reading delivered', async () => (await Promise.all([bay1, bay2, bay3].map((b) => stored(service, b.ids[0])))).every((v) => v.length === 1));
-    // The platform's clock moves past the resources' lifetime (5 min): only Bay 3, still heard, is refreshed.
+    expect(gateway.metrics()).toContain(`feed_gateway_device_present{device="Bay 1",public_key="${bay1.publicKey}"} 0`);
+    // Bay 2: 600 readings (more than one batch of 500), then at once its will ("online" is not the
+    // will's payload: ignored). What is still queued when the will came drains, silently.
+    for (let i = 0; i < 600; i++) void field.publish('Bay 2/temperature', String(20 + (i % 100) / 10), { qos: 1 });
+    void field.publish('Bay 2/status', 'online', { qos: 1 });
+    await field.publishAsync('Bay 2/status', 'offline', { qos: 1 });
+    await waitFor('bay 2 marked gone', () => gateway.stats().devices[1].present === false, 3000);
+    await waitFor('a first batch of bay 2', async () => (await stored(service, bay2.ids[0])).length >= 500);
+    // The platform's clock moves past the resources' lifetime (5 min): every resource shows dead until a
+    // request that is not silent names it.
     offsetMs = 10 * 60_000;
+    await waitFor('bay 2 drained', async () => (await stored(service, bay2.ids[0])).length === 600);
     const bay3Pub = publishing(field, 'Bay 3/temperature', 200);
     cleanups.push(() => bay3Pub.stop());
-    await waitFor('bay 3 refreshed', async () => (await resourceRecord(service.url, bay3.publicKey, bay3.ids[0])).is_alive, 10_000);
+    await waitFor('bay 3, still heard, refreshed', async () => (await resourceRecord(service.url, bay3.publicKey, bay3.ids[0])).is_alive, 10_000);
+    const bay2Record = await resourceRecord(service.url, bay2.publicKey, bay2.ids[0]);
+    expect(bay2Record.is_alive).toBe(false);
     expect((await resourceRecord(service.url, bay1.publicKey, bay1.ids[0])).is_alive).toBe(false);
-    expect((await resourceRecord(service.url, bay2.publicKey, bay2.ids[0])).is_alive).toBe(false);
-    expect(gateway.metrics()).toContain(`feed_gateway_device_present{device="Bay 1",public_key="${bay1.publicKey}"} 0`);
     // Heard again: presence is kept alive again.
     await field.publishAsync('Bay 1/temperature', '21', { qos: 1 });
     await waitFor('bay 1 alive again', async () => (await resourceRecord(service.url, bay1.publicKey, bay1.ids[0])).is_alive, 10_000);
