@@ -203,7 +203,6 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
   const devices: DeviceConfig[] = [];
   const keys = new Set<string>();
   const names = new Set<string>();
-  const filters = new Map<string, string>();
   p.list(root.devices, 'devices', true).forEach((raw, i) => {
     const d = p.object(raw, `devices[${i}]`, ['name', 'publicKey', 'tokenEnv', 'tokenFile', 'silenceS', 'lastWill', 'queue', 'resources'], true);
     const publicKey = p.string(d.publicKey, `devices[${i}].publicKey`, true) ?? '';
@@ -236,9 +235,6 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
         const topic = p.topicFilter(m.topic, `${rat}.mqtt.topic`, true) ?? '';
         const field = p.string(m.field, `${rat}.mqtt.field`);
         if (mqtt === undefined) p.add(`${rat}.mqtt: needs an "mqtt" broker`);
-        const other = filters.get(topic);
-        if (topic !== '' && other !== undefined) p.add(`${rat}.mqtt.topic: ${show(topic)} is also the topic of ${other}`);
-        filters.set(topic, rat);
         out.mqtt = field === undefined ? { topic } : { topic, field };
       }
       if (r.modbus !== undefined) {

@@ -35,6 +35,9 @@ export interface DeviceStats {
   oldestAgeMs: number;
   /** The service refuses the token: this device sends nothing until it is accepted again. */
   authPaused: boolean;
+  /** Commands applied to the field, and those that failed or timed out (30 s). */
+  commands: number;
+  commandErrors: number;
   /** Samples sent again without knowing whether the service had stored them (README, Guarantees). */
   unresolved: number;
   lastError: string | null;
@@ -169,6 +172,8 @@ export class GatewayDevice {
       refused: s.rejectedInvalid,
       oldestAgeMs: s.oldestAgeMs,
       authPaused: s.authPaused,
+      commands: s.commands,
+      commandErrors: s.commandErrors,
       unresolved: s.unresolved,
       lastError: s.lastError,
     };

@@ -7,7 +7,7 @@ import type { MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { parseGatewayConfig, startGateway } from '../../src/gateway';
-import type { Gateway, GatewayConfig } from '../../src/gateway';
+import type { GatewayConfig } from '../../src/gateway';
 import { paceRequests } from '../../src/gateway/pacing';
 import type { RunningService } from '../../src/service';
 import { AedesBroker, BAYS, resourceRecord, startLocalService, storedValues, tempDir, waitFor } from './support';
