@@ -55,7 +55,9 @@ export class GatewayDevice {
   private readonly agent: Agent;
   private state: DeviceStats['state'] = 'starting';
   private heardAt = performance.now();
-  private lost = 0;
+  /** The queue's `droppedOverflow` as last seen, and how many of those readings will come again. */
+  private dropped = 0;
+  private comesAgain = 0;
   private present = true;
   private readonly presenceTimer: ReturnType<typeof setInterval>;
   private finalStats: AgentStats | null = null;
@@ -131,15 +133,19 @@ export class GatewayDevice {
   /** A reading for one of its resources. 'full': nothing was queued, try again later. */
   offer(resource: number, value: SampleValue): Offer {
     if (this.state !== 'running') return 'not-running';
-    const before = this.agent.stats();
-    if (before.queued >= before.capacity) return 'full';
+    // The common case costs one call: the stats are read only when the reading was not queued.
     if (this.agent.record(resource, value)) return 'stored';
-    return { refused: this.agent.stats().lastError ?? 'refused' };
+    const s = this.agent.stats();
+    if (s.droppedOverflow > this.dropped) {
+      this.dropped = s.droppedOverflow;
+      return 'full';
+    }
+    return { refused: s.lastError ?? 'refused' };
   }
 
-  /** A reading that could not be queued (a full queue) and will not come again. */
-  countLost(): void {
-    this.lost++;
+  /** A reading refused by a full queue will come again (MQTT holds its acknowledgement): it is not lost. */
+  willComeAgain(): void {
+    this.comesAgain++;
   }
 
   /** A source of this device was heard: presence is kept alive again. */
@@ -168,7 +174,7 @@ export class GatewayDevice {
       accepted: s.accepted,
       delivered: s.sent,
       setAside: s.setAside,
-      lost: this.lost + s.droppedOverflow,
+      lost: s.droppedOverflow - this.comesAgain,
       refused: s.rejectedInvalid,
       oldestAgeMs: s.oldestAgeMs,
       authPaused: s.authPaused,

@@ -105,7 +105,6 @@ export class ModbusIn {
     device.heard();
     const offer = device.offer(poll.resource, value);
     if (offer === 'full') {
-      device.countLost();
       this.once.say(`full:${device.name}`, `${device.name}: queue full: Modbus readings are lost until there is room (counted)`);
     } else if (typeof offer === 'object') {
       stats.refused++;

@@ -193,6 +193,7 @@ export class MqttIn {
       }
       const offer = device.offer(route.resource, reading.value);
       if (offer === 'full') {
+        device.willComeAgain();
         this.counts.heldForRoom++;
         this.once.say(`full:${device.name}`, `${device.name}: queue full: acknowledgements to the broker held back until there is room (the broker keeps the messages)`);
         (waiting ??= new Set()).add(s);

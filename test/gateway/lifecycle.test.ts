@@ -147,9 +147,23 @@ describe('gateway lifecycle', () => {
     await waitFor('everything acknowledged by the broker stored', async () => {
       const got = new Set(await stored(service, bay1.ids[0]));
       return [...sent].every((v) => got.has(v));
-    }, 30_000);
+    }, 30_000).catch(async (e) => {
+      const got = new Set(await stored(service, bay1.ids[0]));
+      const missing = [...sent].filter((v) => !got.has(v));
+      throw new Error(`${(e as Error).message}: ${missing.length} of ${sent.size} missing (${missing.slice(0, 10).join(' ')}); ${JSON.stringify(gateway.stats())}`);
+    });
     expect(gateway.stats().mqtt?.connects).toBe(2);
   }, 60_000);
+
+  it('holds acknowledgements while a queue is full, and loses nothing', async () => {
+    const { service, gateway, field } = await setup([device(bay1, 'T1', { queue: 16 })], { requestsPerSecond: 4 });
+    const values = Array.from({ length: 120 }, (_, i) => String(i / 10));
+    await Promise.all(values.map((v) => field.publishAsync('Bay 1/temperature', v, { qos: 1 })));
+    await waitFor('all stored', async () => (await stored(service, bay1.ids[0])).length >= values.length, 30_000);
+    expect(await stored(service, bay1.ids[0])).toEqual(values);
+    expect(gateway.stats().mqtt?.heldForRoom).toBeGreaterThan(0);
+    expect(gateway.stats().devices[0]).toMatchObject({ lost: 0, delivered: 120 });
+  }, 40_000);
 
   it('pauses a device whose token is refused, alone, and delivers its readings once the token is right', async () => {
     const { service, gateway, field, configOf, lines } = await setup([device(bay1, 'WRONG'), device(bay2, 'T2')]);
