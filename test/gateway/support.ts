@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -137,6 +137,8 @@ export class Mosquitto {
       [
         `listener ${m.port} 127.0.0.1`,
         'allow_anonymous true',
+        // Started as root, mosquitto would drop to the "mosquitto" user, which cannot read this folder.
+        `user ${userInfo().username}`,
         'persistence true',
         `persistence_location ${dir}/`,
         'max_queued_messages 100000',
