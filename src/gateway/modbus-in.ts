@@ -95,7 +95,8 @@ export class ModbusIn {
       value = await peer.run((c) => read(c, input));
     } catch (e) {
       stats.readErrors++;
-      this.once.say(`read:${where}:${(e as Error).message}`, `${poll.device()?.name ?? '?'}: resource ${poll.resource}: modbus ${where}: read failed: ${(e as Error).message} (counted; retried with backoff)`);
+      // Once per register and kind of failure: numbers (a wait, a port) do not make another kind.
+      this.once.say(`read:${where}:${(e as Error).message.replace(/\d+/g, 'N')}`, `${poll.device()?.name ?? '?'}: resource ${poll.resource}: modbus ${where}: read failed: ${(e as Error).message} (counted; retried with backoff)`);
       return false;
     }
     stats.messagesIn++;
