@@ -12,7 +12,7 @@ import type { RunningService } from '../service';
 import { parseGatewayConfig } from './config';
 import { startGateway } from './gateway';
 import type { Gateway } from './gateway';
-import { MissingPeerError } from './peers';
+import { MissingPeerError } from './missing-peer';
 import { encodeWords } from './registers';
 
 export const DEMO_PORTS = Object.freeze({ service: 8090, broker: 1884, modbus: 5020 });

@@ -19,4 +19,4 @@ export { startGateway } from './gateway';
 export type { Gateway, GatewayOptions } from './gateway';
 export type { DeviceStats } from './device';
 export type { BrokerStats, GatewayStats, ModbusPeerStats, SourceStats } from './stats';
-export { MissingPeerError } from './peers';
+export { MissingPeerError } from './missing-peer';

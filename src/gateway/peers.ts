@@ -3,6 +3,7 @@
 import type * as Mqtt from 'mqtt';
 import type ModbusRTU from 'modbus-serial';
 import type { GatewayConfig } from './config';
+import { MissingPeerError } from './missing-peer';
 
 export type MqttLib = typeof Mqtt;
 export type ModbusLib = typeof ModbusRTU;
@@ -12,16 +13,6 @@ export interface Peers {
   modbus?: ModbusLib;
 }
 
-/** A package the config needs is not installed. */
-export class MissingPeerError extends Error {
-  constructor(readonly packages: string[]) {
-    super(`this config needs ${packages.join(' and ')}, not installed: npm install ${packages.join(' ')}`);
-  }
-
-  override get name(): string {
-    return 'MissingPeerError';
-  }
-}
 
 /** Loads what `config` needs; throws one MissingPeerError naming every missing package. */
 export async function loadPeers(config: Pick<GatewayConfig, 'mqtt' | 'modbus'>): Promise<Peers> {
