@@ -121,7 +121,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   everyMs: 1000,
   commandEveryMs: 2000,
   silenceS: 300,
-  queue: 4096,
+  queue: 1024,
   statusEveryS: 10,
   metricsHost: '127.0.0.1',
   metricsPort: 9464,

@@ -96,7 +96,7 @@ export class GatewayDevice {
       holdOnRefusedToken: true,
       // A full queue refuses the newest reading: MQTT then holds back its acknowledgement, so the broker
       // keeps the message, and nothing the durable queue holds is ever evicted.
-      uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, stringBytes: 16 * 1024, authRetryMs: AUTH_RETRY_MS },
+      uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, authRetryMs: AUTH_RETRY_MS },
     });
     this.presenceTimer = setInterval(() => this.checkPresence(), PRESENCE_CHECK_MS).unref();
   }
