@@ -1,4 +1,4 @@
-// The PUBACK boundary: the gateway runs as a child process and is killed with SIGKILL at random instants
+// `feed-agent gateway` as a child process. SIGHUP reloads its config file (below). The PUBACK boundary: the gateway runs as a child process and is killed with SIGKILL at random instants
 // while a field device publishes at QoS 1; every message the broker accepted must end up stored by the
 // service. A message is stored twice only as the agent's durable queue allows (README, Guarantees): a
 // batch in flight toward the service at the kill goes again after the restart, so each kill may add one
@@ -120,3 +120,37 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
     await service.close();
   }
 }, 120_000);
+
+it('reloads its config on SIGHUP, and refuses a file with mistakes keeping the running config', async () => {
+  const dir = join(work.dir, 'sighup');
+  mkdirSync(dir);
+  const service = await startLocalService();
+  const broker = await AedesBroker.start();
+  const [bay1, bay2] = BAYS;
+  const config = join(dir, 'gateway.json');
+  const write = (devices: unknown[]) =>
+    writeFileSync(config, JSON.stringify({ service: { url: service.url }, queue: { dir: 'queue' }, mqtt: { url: broker.url, clientId: 'hup' }, metrics: false, status: { everyS: 0 }, devices }));
+  const one = { name: 'bay-1', publicKey: bay1.publicKey, tokenEnv: 'T1', resources: [{ id: bay1.ids[0], mqtt: { topic: 'b1' } }] };
+  const two = { name: 'bay-2', publicKey: bay2.publicKey, tokenEnv: 'T2', resources: [{ id: bay2.ids[0], mqtt: { topic: 'b2' } }] };
+  write([one]);
+  const field = await connectAsync(broker.url, { clientId: 'hup-field', protocolVersion: 4 });
+  try {
+    const gateway = new GatewayChild(cli, ['--config', config], { T1: bay1.token, T2: bay2.token });
+    await gateway.waitForLine(/mqtt: connected/);
+    write([one, { ...two, silenceS: 0 }]);
+    gateway.child.kill('SIGHUP');
+    await gateway.waitForLine(/reload refused, the running config stays: .*silenceS: expected a number ≥ 1, got 0/s);
+    write([one, two]);
+    gateway.child.kill('SIGHUP');
+    await gateway.waitForLine(/gateway: reloaded: 1 added, 0 changed, 0 removed/);
+    await field.publishAsync('b1', '11', { qos: 1 });
+    await field.publishAsync('b2', '22', { qos: 1 });
+    await waitFor('both stored', async () => (await storedValues(service.url, bay1.ids[0])).length === 1 && (await storedValues(service.url, bay2.ids[0])).length === 1);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  } finally {
+    await field.endAsync();
+    await broker.close();
+    await service.close();
+  }
+}, 60_000);
