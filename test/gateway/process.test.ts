@@ -1,10 +1,11 @@
-// `feed-agent gateway` as a child process. SIGHUP reloads its config file (below). The PUBACK boundary: the gateway runs as a child process and is killed with SIGKILL at random instants
-// while a field device publishes at QoS 1; every message the broker accepted must end up stored by the
-// service. A message is stored twice only as the agent's durable queue allows (README, Guarantees): a
-// batch in flight toward the service at the kill goes again after the restart, so each kill may add one
-// contiguous run of repeats, never a scattered one (a redelivered MQTT message is recognised as stored
-// already). With mosquitto the order is kept too; aedes interleaves the backlog it held for the session
-// with new messages after a reconnect, so there only completeness is checked.
+// `feed-agent gateway` as a child process: SIGHUP reloads its config file, and the PUBACK boundary: it is
+// killed with SIGKILL at random instants while a field device publishes at QoS 1, and every message the
+// broker accepted must end up stored by the service. A message is stored twice only as the agent's
+// durable queue allows (README, Guarantees): a batch in flight toward the service at the kill goes again
+// after the restart, so each kill may add one contiguous run of repeats, never a scattered one (a
+// redelivered MQTT message is recognised as stored already). With mosquitto the order is kept too; aedes
+// interleaves the backlog it held for the session with new messages after a reconnect, and hands messages
+// over again without the DUP flag, so there only completeness is checked.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
