@@ -46,7 +46,12 @@ const DEFAULT_DRAIN_MS = 10_000;
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const peers = await loadPeers(config);
   const gateway = new RunningGateway(config, peers, options);
-  await gateway.begin();
+  try {
+    await gateway.begin();
+  } catch (e) {
+    await gateway.stop();
+    throw e;
+  }
   return gateway;
 }
 
@@ -78,10 +83,11 @@ class RunningGateway implements Gateway {
   }
 
   async begin(): Promise<void> {
+    // The endpoint first: a port in use stops the start before any device or connection.
+    if (this.config.metrics !== null) this.server = await serveMetrics(this.config.metrics, () => this.metrics());
     for (const d of this.config.devices) this.devices.set(d.publicKey, this.newDevice(d));
     this.wire();
     await Promise.all([...this.devices.values()].map((d) => d.start()));
-    if (this.config.metrics !== null) this.server = await serveMetrics(this.config.metrics, () => this.metrics());
     this.armStatus();
   }
 

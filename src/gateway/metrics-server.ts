@@ -16,7 +16,7 @@ export function serveMetrics(at: { host: string; port: number }, render: () => s
     res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(render());
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e) => reject(new Error(`the metrics endpoint cannot listen on ${at.host}:${at.port} (metrics.port; false turns it off): ${e.message}`)));
     server.listen(at.port, at.host, () => {
       server.unref();
       const { port } = server.address() as AddressInfo;

@@ -165,13 +165,14 @@ export class MqttIn {
       }
       return this.noted(packet);
     }
-    const pending = this.offerAll(topic, payload, routes, new Set());
+    const held = new Set<SourceStats>();
+    const pending = this.offerAll(topic, payload, routes, new Set(), held);
     if (pending === null) return this.noted(packet);
-    return this.waitAndOffer(topic, payload, pending).then(() => this.noted(packet));
+    return this.waitAndOffer(topic, payload, pending, held).then(() => this.noted(packet));
   }
 
-  /** Offers the message's reading to each route not done yet; returns the routes that must wait, or null. */
-  private offerAll(topic: string, payload: Buffer, routes: readonly MqttRoute[], done: Set<SourceStats>): Set<SourceStats> | null {
+  /** Offers the message's reading to each route not done yet; returns the routes that must wait, or null. `held`: routes already counted as held for room. */
+  private offerAll(topic: string, payload: Buffer, routes: readonly MqttRoute[], done: Set<SourceStats>, held: Set<SourceStats>): Set<SourceStats> | null {
     let waiting: Set<SourceStats> | null = null;
     for (const route of routes) {
       if (done.has(route.stats)) continue;
@@ -181,6 +182,8 @@ export class MqttIn {
         continue;
       }
       const s = route.stats;
+      // Any message from the field device, even one that gives no reading, shows that it is there.
+      device.heard();
       const reading = readPayload(payload, route.field);
       if ('problem' in reading) {
         s.messagesIn++;
@@ -194,7 +197,8 @@ export class MqttIn {
       const offer = device.offer(route.resource, reading.value);
       if (offer === 'full') {
         device.willComeAgain();
-        this.counts.heldForRoom++;
+        if (!held.has(s)) this.counts.heldForRoom++;
+        held.add(s);
         this.once.say(`full:${device.name}`, `${device.name}: queue full: acknowledgements to the broker held back until there is room (the broker keeps the messages)`);
         (waiting ??= new Set()).add(s);
         continue;
@@ -202,13 +206,10 @@ export class MqttIn {
       s.messagesIn++;
       s.lastSeen = Date.now();
       done.add(s);
-      if (offer === 'stored') {
-        device.heard();
-      } else if (offer === 'not-running') {
+      if (offer === 'not-running') {
         s.refused++;
         this.once.say(`down:${device.name}`, `${device.name}: not running (see above): its readings are counted as refused`);
-      } else {
-        device.heard();
+      } else if (offer !== 'stored') {
         s.refused++;
         this.once.say(`refused:${route.filter}:${topic}`, `${device.name}: topic ${JSON.stringify(topic)}: ${offer.refused} (counted; logged once per topic)`);
       }
@@ -216,14 +217,14 @@ export class MqttIn {
     return waiting;
   }
 
-  private async waitAndOffer(topic: string, payload: Buffer, first: Set<SourceStats>): Promise<void> {
+  private async waitAndOffer(topic: string, payload: Buffer, first: Set<SourceStats>, held: Set<SourceStats>): Promise<void> {
     let waiting: Set<SourceStats> | null = first;
     const done = new Set<SourceStats>();
     // Routes that were offered already are done; only the waiting ones are offered again.
     for (const r of this.router.match(topic)) if (!first.has(r.stats)) done.add(r.stats);
     while (waiting !== null && !this.stopping) {
       await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
-      waiting = this.offerAll(topic, payload, this.router.match(topic), done);
+      waiting = this.offerAll(topic, payload, this.router.match(topic), done, held);
     }
     if (this.stopping) await new Promise(() => {});
   }
