@@ -48,8 +48,6 @@ export type CommandOut = (value: SampleValue) => Promise<void>;
 
 /** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
 const AUTH_RETRY_MS = 60_000;
-/** How often presence is checked against the silence limit. */
-const PRESENCE_CHECK_MS = 1000;
 
 export class GatewayDevice {
   private readonly agent: Agent;
@@ -59,7 +57,6 @@ export class GatewayDevice {
   private dropped = 0;
   private comesAgain = 0;
   private present = true;
-  private readonly presenceTimer: ReturnType<typeof setInterval>;
   private finalStats: AgentStats | null = null;
 
   constructor(
@@ -98,7 +95,6 @@ export class GatewayDevice {
       // keeps the message, and nothing the durable queue holds is ever evicted.
       uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, authRetryMs: AUTH_RETRY_MS },
     });
-    this.presenceTimer = setInterval(() => this.checkPresence(), PRESENCE_CHECK_MS).unref();
   }
 
   get name(): string {
@@ -116,14 +112,12 @@ export class GatewayDevice {
       if (this.state === 'starting') this.state = 'running';
     } catch (e) {
       this.state = 'failed';
-      clearInterval(this.presenceTimer);
       this.log(`${this.name}: not started: ${(e as Error).message}`);
     }
   }
 
   /** Stops the agent, delivering what is queued within `timeoutMs`; what is left stays in its durable queue. */
   async stop(timeoutMs: number): Promise<void> {
-    clearInterval(this.presenceTimer);
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
     this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
@@ -185,8 +179,9 @@ export class GatewayDevice {
     };
   }
 
-  private checkPresence(): void {
-    if (!this.present || performance.now() - this.heardAt < this.config.silenceMs) return;
+  /** Lets presence lapse once the sources have been silent past the limit (the gateway calls it every second). */
+  checkPresence(): void {
+    if (this.state !== 'running' || !this.present || performance.now() - this.heardAt < this.config.silenceMs) return;
     this.present = false;
     const why = this.heardAt === -Infinity ? 'its last will came' : `silent for ${Math.round(this.config.silenceMs / 1000)} s`;
     this.log(`${this.name}: ${why}: presence no longer kept alive (its queue still drains)`);
