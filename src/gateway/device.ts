@@ -35,6 +35,8 @@ export interface DeviceStats {
   oldestAgeMs: number;
   /** The service refuses the token: this device sends nothing until it is accepted again. */
   authPaused: boolean;
+  /** Writes to its durable queue that failed (a full disk): those readings live in memory only. */
+  storageErrors: number;
   /** Commands applied to the field, and those that failed or timed out (30 s). */
   commands: number;
   commandErrors: number;
@@ -172,6 +174,7 @@ export class GatewayDevice {
       refused: s.rejectedInvalid,
       oldestAgeMs: s.oldestAgeMs,
       authPaused: s.authPaused,
+      storageErrors: s.storageErrors,
       commands: s.commands,
       commandErrors: s.commandErrors,
       unresolved: s.unresolved,

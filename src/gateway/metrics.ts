@@ -17,6 +17,7 @@ export function renderMetrics(s: GatewayStats): string {
   family('feed_gateway_device_lost_total', 'counter', 'Readings that could not be queued and are gone (a Modbus poll while the queue was full).', s.devices.map((d) => [dev(d), d.lost]));
   family('feed_gateway_device_refused_total', 'counter', "Readings refused before queuing (outside the resource's subtype).", s.devices.map((d) => [dev(d), d.refused]));
   family('feed_gateway_device_unresolved_total', 'counter', 'Readings sent again without knowing whether the service had stored them.', s.devices.map((d) => [dev(d), d.unresolved]));
+  family('feed_gateway_device_storage_errors_total', 'counter', 'Durable queue writes that failed: those readings live in memory only.', s.devices.map((d) => [dev(d), d.storageErrors]));
   family('feed_gateway_device_commands_total', 'counter', 'Commands applied to the field.', s.devices.map((d) => [dev(d), d.commands]));
   family('feed_gateway_device_command_errors_total', 'counter', 'Commands that failed or timed out (30 s).', s.devices.map((d) => [dev(d), d.commandErrors]));
   family('feed_gateway_device_oldest_age_seconds', 'gauge', 'Age of the oldest queued reading; 0 when none.', s.devices.map((d) => [dev(d), d.oldestAgeMs < 0 ? 0 : d.oldestAgeMs / 1000]));
