@@ -25,6 +25,12 @@ export interface DeviceStats {
   queued: number;
   /** Readings queued (and written to the durable queue) in this run. */
   accepted: number;
+  /**
+   * Readings the durable queue gave back at start (not acknowledged by the service before the last
+   * stop or kill): sent again, so those of a batch the service stored just before a kill are stored
+   * twice (README, Guarantees, "Duplicates").
+   */
+  restored: number;
   delivered: number;
   setAside: number;
   /** Readings that could not be queued and are gone: a Modbus reading while the queue was full. */
@@ -59,6 +65,7 @@ export class GatewayDevice {
   private dropped = 0;
   private comesAgain = 0;
   private present = true;
+  private restored = 0;
   private finalStats: AgentStats | null = null;
 
   constructor(
@@ -111,6 +118,8 @@ export class GatewayDevice {
   async start(): Promise<void> {
     try {
       await this.agent.start();
+      // Nothing of this run is queued yet (readings wait for 'running'): what is queued was restored.
+      this.restored = this.agent.stats().queued;
       if (this.state === 'starting') this.state = 'running';
     } catch (e) {
       this.state = 'failed';
@@ -168,6 +177,7 @@ export class GatewayDevice {
       present: this.present,
       queued: s.queued,
       accepted: s.accepted,
+      restored: this.restored,
       delivered: s.sent,
       setAside: s.setAside,
       lost: s.droppedOverflow - this.comesAgain,

@@ -12,6 +12,7 @@ export function renderMetrics(s: GatewayStats): string {
   const dev = (d: GatewayStats['devices'][number]) => ({ device: d.name, public_key: d.publicKey });
   family('feed_gateway_device_queued', 'gauge', 'Readings queued for the service.', s.devices.map((d) => [dev(d), d.queued]));
   family('feed_gateway_device_accepted_total', 'counter', 'Readings queued (and written to the durable queue) since the gateway started.', s.devices.map((d) => [dev(d), d.accepted]));
+  family('feed_gateway_device_restored', 'gauge', 'Readings the durable queue gave back at start, sent again.', s.devices.map((d) => [dev(d), d.restored]));
   family('feed_gateway_device_delivered_total', 'counter', 'Readings the service stored.', s.devices.map((d) => [dev(d), d.delivered]));
   family('feed_gateway_device_set_aside_total', 'counter', 'Readings the service refused, set aside so the rest could flow.', s.devices.map((d) => [dev(d), d.setAside]));
   family('feed_gateway_device_lost_total', 'counter', 'Readings that could not be queued and are gone (a Modbus poll while the queue was full).', s.devices.map((d) => [dev(d), d.lost]));
