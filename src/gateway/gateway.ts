@@ -145,7 +145,8 @@ class RunningGateway implements Gateway {
 
   stats(): GatewayStats {
     return {
-      devices: [...this.devices.values()].map((d) => d.stats()),
+      // In the config's order, whatever reloads did to the map's.
+      devices: this.config.devices.flatMap((c) => this.devices.get(c.publicKey)?.stats() ?? []),
       sources: this.sources,
       mqtt: this.mqtt?.stats() ?? null,
       modbus: this.modbus?.stats() ?? [],
