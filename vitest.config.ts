@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: `unit` (the core, the Node adapter and the local service, in-process: `npx vitest run
 // --project unit` answers in seconds) and `e2e` (the scenarios over real HTTP on Node and XS, the Moddable
-// adapter, firmware, child processes of the built CLI, a browser). `npx vitest run` runs both; the e2e
+// adapter, firmware, the gateway with its brokers, child processes of the built CLI, a browser). `npx vitest run` runs both; the e2e
 // project builds the CLI and library once for all its files (test/support/build-once.ts).
 // The service's tests that run the built CLI, or wait 8 s of real time on an idle connection: e2e.
 const NOT_UNIT = ['test/service/cli.test.ts', 'test/service/keep-alive.test.ts'];
@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/*.test.ts', 'test/e2e/**/*.test.ts', 'test/xs/**/*.test.ts', 'test/moddable/**/*.test.ts', 'test/firmware/**/*.test.ts', ...NOT_UNIT],
+          include: ['test/*.test.ts', 'test/e2e/**/*.test.ts', 'test/xs/**/*.test.ts', 'test/moddable/**/*.test.ts', 'test/firmware/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NOT_UNIT],
           globalSetup: ['test/support/build-once.ts'],
         },
       },
