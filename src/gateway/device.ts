@@ -37,8 +37,8 @@ export interface DeviceStats {
   lost: number;
   /** Readings refused before queuing (outside the subtype's range, not of its pattern). */
   refused: number;
-  /** Age of the oldest queued reading in ms; -1 when none. */
-  oldestAgeMs: number;
+  /** Age of the oldest queued reading in ms; null when none. */
+  oldestAgeMs: number | null;
   /** The service refuses the token: this device sends nothing until it is accepted again. */
   authPaused: boolean;
   /** Writes to its durable queue that failed (a full disk): those readings live in memory only. */

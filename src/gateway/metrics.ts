@@ -21,7 +21,7 @@ export function renderMetrics(s: GatewayStats): string {
   family('feed_gateway_device_storage_errors_total', 'counter', 'Durable queue writes that failed: those readings live in memory only.', s.devices.map((d) => [dev(d), d.storageErrors]));
   family('feed_gateway_device_commands_total', 'counter', 'Commands applied to the field.', s.devices.map((d) => [dev(d), d.commands]));
   family('feed_gateway_device_command_errors_total', 'counter', 'Commands that failed or timed out (30 s).', s.devices.map((d) => [dev(d), d.commandErrors]));
-  family('feed_gateway_device_oldest_age_seconds', 'gauge', 'Age of the oldest queued reading; 0 when none.', s.devices.map((d) => [dev(d), d.oldestAgeMs < 0 ? 0 : d.oldestAgeMs / 1000]));
+  family('feed_gateway_device_oldest_age_seconds', 'gauge', 'Age of the oldest queued reading; 0 when none.', s.devices.map((d) => [dev(d), (d.oldestAgeMs ?? 0) / 1000]));
   family('feed_gateway_device_present', 'gauge', '1 while presence is kept alive (the field device was heard within its silence limit).', s.devices.map((d) => [dev(d), d.present ? 1 : 0]));
   family('feed_gateway_device_auth_paused', 'gauge', '1 while the service refuses the device token.', s.devices.map((d) => [dev(d), d.authPaused ? 1 : 0]));
   family('feed_gateway_device_running', 'gauge', '1 while the device agent runs.', s.devices.map((d) => [dev(d), d.state === 'running' ? 1 : 0]));

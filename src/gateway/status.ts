@@ -19,7 +19,7 @@ export function statusLine(s: GatewayStats, last: Totals, seconds: number): stri
   const running = s.devices.filter((d) => d.state === 'running').length;
   const absent = s.devices.filter((d) => !d.present).length;
   const paused = s.devices.filter((d) => d.authPaused).map((d) => d.name);
-  const oldest = Math.max(-1, ...s.devices.map((d) => d.oldestAgeMs));
+  const oldest = Math.max(-1, ...s.devices.map((d) => d.oldestAgeMs ?? -1));
   const rate = (n: number): string => (seconds > 0 ? (n / seconds).toFixed(1) : '0');
   const parts = [
     `gateway: ${running}/${s.devices.length} devices running` + (absent > 0 ? `, ${absent} silent` : ''),
