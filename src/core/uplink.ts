@@ -28,6 +28,8 @@ export interface UplinkEvents {
   setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void;
   /** Samples left the head of the queue: the durable log may be checkpointed. */
   departed(): void;
+  /** The first `n` samples go out in an operation-4 request: durable storage may keep that. */
+  sending(n: number): void;
   /** A non-silent authenticated request reached the service. */
   presence(): void;
   report(level: 'warn' | 'error' | 'info' | 'debug', message: string): void;
@@ -114,6 +116,19 @@ export class Uplink implements Job {
     return this.head.state === 'unknown';
   }
 
+  /**
+   * Before begin(): the first `n` samples were out in a request when the last run ended, so the service
+   * may hold them. A killed process is a client that went away, and a server may go on with such a
+   * request for a while (the restart may have taken only milliseconds): as after a timeout, the batch is
+   * read back, and only a read once `reconcileAfterMs` has passed since this start can find it "not stored".
+   * A batch no read-back can decide goes again, counted unresolved.
+   */
+  resume(n: number): void {
+    this.head.resume(n);
+    const outcome = this.reconciler.readable(n, this.queue) ? 'unknown after timeout' : 'unknown unreadable';
+    this.carryOut(this.decide(outcome, n, null), null, null);
+  }
+
   /** Spreads the first flush after start over `startJitterMs`. */
   begin(): void {
     const now = this.host.now();
@@ -195,6 +210,7 @@ export class Uplink implements Job {
     const n = this.nextCount();
     if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n);
+    this.events.sending(n);
     let outcome: BatchOutcome | null = null;
     let error: unknown = null;
     try {
