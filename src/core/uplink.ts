@@ -125,8 +125,9 @@ export class Uplink implements Job {
    */
   resume(n: number): void {
     this.head.resume(n);
-    const outcome = this.reconciler.readable(n, this.queue) ? 'unknown after timeout' : 'unknown unreadable';
-    this.carryOut(this.decide(outcome, n, null), null, null);
+    const readable = this.reconciler.readable(n, this.queue);
+    if (!readable) this.events.report('warn', 'uplink: ' + n + ' samples were out in a request when the last run ended and cannot be read back: they go again and may arrive twice');
+    this.carryOut(this.decide(readable ? 'unknown after timeout' : 'unknown unreadable', n, null), null, null);
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
