@@ -66,6 +66,9 @@ export interface DurableQueue extends QueueStorage {
   /** Syncs (unless the policy is `never`) and closes the files; the directory may then be opened again. */
   close(): void;
   stats(): DurableQueueStats;
+  /** Keeps the batch out in a request, for a read-back after a restart (in-flight-file.ts). */
+  sending(batch: Readonly<InFlight>): void;
+  inFlight(): InFlight | null;
 }
 
 type Settings = Required<DurableQueueOptions>;
