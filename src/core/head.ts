@@ -109,7 +109,7 @@ export class Head {
     return Math.min(this.queue.length, this.limit);
   }
 
-  /** The first flush after start: not before `at` (the start jitter), nor before a restored batch's wait. */
+  /** The first flush after start: not before `at` (the start jitter), nor before a restored batch's wait (unreadable: a backoff). */
   start(at: number): void {
     this.at = Math.max(this.at, at);
   }

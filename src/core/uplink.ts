@@ -118,16 +118,19 @@ export class Uplink implements Job {
 
   /**
    * Before begin(): the first `n` samples were out in a request when the last run ended, so the service
-   * may hold them. A killed process is a client that went away, and a server may go on with such a
-   * request for a while (the restart may have taken only milliseconds): as after a timeout, the batch is
-   * read back, and only a read once `reconcileAfterMs` has passed since this start can find it "not stored".
-   * A batch no read-back can decide goes again, counted unresolved.
+   * may hold them; they are read back first, by the rule for an unknown outcome after a reset. The
+   * request's connection died with the process, and the restart itself (a process starting, the lookup
+   * answered before any read-back) is the wait for a service still at it. A read-back after the full
+   * settle wait of a timeout would hold the queue back at every start: a process restarted more often
+   * than that (the crash test kills it every 0.2-1.5 s) would never send again, and its queue would
+   * overflow. A service that stores the batch later still makes a duplicate, never a loss. A batch no
+   * read-back can decide goes again, counted unresolved.
    */
   resume(n: number): void {
     this.head.resume(n);
     const readable = this.reconciler.readable(n, this.queue);
     if (!readable) this.events.report('warn', 'uplink: ' + n + ' samples were out in a request when the last run ended and cannot be read back: they go again and may arrive twice');
-    this.carryOut(this.decide(readable ? 'unknown after timeout' : 'unknown unreadable', n, null), null, null);
+    this.carryOut(this.decide(readable ? 'unknown after reset' : 'unknown unreadable', n, null), null, null);
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
