@@ -9,13 +9,12 @@ import { expect, it } from 'vitest';
 import { createRandom } from '../../src/core/random';
 import { startService } from '../../src/service';
 import { tally } from '../../soak/tally';
+import { unresolvedIn } from '../support/unresolved';
 import { COUNTERS, counterConfig, deviceEnv, runSim, SEED, Sim, storedFeeds, withBuiltCli } from './support';
 
 const KILLS = 10;
 const BATCH = 25;
 const SEED_NUMBER = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
-/** The uplink's warnings as it counts samples unresolved (uplink.ts), each naming how many. */
-const UNRESOLVED = /^uplink: the (\d+) samples whose outcome was unknown may or may not have been stored|outcome unknown: (\d+) samples may arrive twice|^uplink: reading back (\d+) samples whose outcome was unknown failed, sending them again|^uplink: (\d+) samples were out in a request when the last run ended and cannot be read back/;
 
 const work = withBuiltCli('e2e-crash-');
 
@@ -30,10 +29,7 @@ it(`keeps every accepted counter value through ${KILLS} kills (CRASH_SEED=${SEED
   const restored: number[] = [];
   const restoredBy = (sim: Sim) =>
     sim.all('log').reduce((n, e) => n + Number(/^restored (\d+) unacknowledged samples/.exec(e.message)?.[1] ?? 0), 0);
-  // What a run counted unresolved (sent again without knowing whether it was stored), from its log: a
-  // killed run gives no summary, but the warning goes out as the count is made.
-  const unresolvedBy = (sim: Sim) =>
-    sim.all('log').reduce((n, e) => n + Number(UNRESOLVED.exec(e.message)?.slice(1).find((x) => x !== undefined) ?? 0), 0);
+  const unresolvedBy = (sim: Sim) => unresolvedIn(sim.all('log').map((e) => e.message as string));
   const unresolved: number[] = [];
   // Batches out at a kill that the next run read back, and how many of their samples it found stored.
   const readBack = [0, 0];
