@@ -64,7 +64,10 @@ export class Reconciler {
       const i = this.ids.indexOf(id);
       if (i < 0 || listed(out, id)) continue;
       out.resources[out.size] = id;
-      out.lastIds[out.size++] = this.lastIds[i];
+      // A service that may store part of a batch leaves nothing to compare with: an unknown baseline,
+      // so that a run after a restart, which cannot know that, decides nothing but "not stored" of a
+      // resource with no feed at all.
+      out.lastIds[out.size++] = this.atomic ? this.lastIds[i] : -1;
     }
   }
 
