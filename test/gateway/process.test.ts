@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
 import { createRandom } from '../../src/core/random';
 import { workDir } from '../support/build';
 import { killAll } from '../support/children';
+import { FaultProxy } from '../support/fault-proxy';
 import { unresolvedIn } from '../support/unresolved';
 import { AedesBroker, BAYS, GatewayChild, Mosquitto, mosquittoPath, startLocalService, storedValues, waitFor } from './support';
 
@@ -55,13 +56,17 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
   const dir = join(work.dir, name);
   mkdirSync(dir);
   const service = await startLocalService();
+  // The service stores each batch at once and its answer comes 150 ms later: most kills land while a
+  // batch the service holds is out, the case the read-back after a restart is for.
+  const proxy = await FaultProxy.start(service.url);
+  proxy.faults([{ op: 'create', always: true, action: { do: 'slow', ms: 150 } }]);
   const broker = await start(dir);
   const [bay1] = BAYS;
   const config = join(dir, 'gateway.json');
   writeFileSync(
     config,
     JSON.stringify({
-      service: { url: service.url, requestsPerSecond: 500 },
+      service: { url: proxy.url, requestsPerSecond: 500 },
       queue: { dir: 'queue' },
       mqtt: { url: broker.url, clientId: 'kill-test' },
       metrics: false,
@@ -120,6 +125,7 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
   } finally {
     await field.endAsync();
     await broker.close();
+    await proxy.close();
     await service.close();
   }
 }, 120_000);
