@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { createRandom } from '../../src/core/random';
 import { startService } from '../../src/service';
 import { tally } from '../../soak/tally';
-import { unresolvedIn } from '../support/unresolved';
+import { readBacksIn, unresolvedIn } from '../support/delivery-log';
 import { COUNTERS, counterConfig, deviceEnv, runSim, SEED, Sim, storedFeeds, withBuiltCli } from './support';
 
 const KILLS = 10;
@@ -29,15 +29,15 @@ it(`keeps every accepted counter value through ${KILLS} kills (CRASH_SEED=${SEED
   const restored: number[] = [];
   const restoredBy = (sim: Sim) =>
     sim.all('log').reduce((n, e) => n + Number(/^restored (\d+) unacknowledged samples/.exec(e.message)?.[1] ?? 0), 0);
-  const unresolvedBy = (sim: Sim) => unresolvedIn(sim.all('log').map((e) => e.message as string));
+  const messages = (sim: Sim) => sim.all('log').map((e) => e.message as string);
   const unresolved: number[] = [];
+  const unresolvedBy = (sim: Sim) => unresolvedIn(messages(sim));
   // Batches out at a kill that the next run read back, and how many of their samples it found stored.
-  const readBack = [0, 0];
+  const readBack = { batches: 0, stored: 0 };
   const readBackBy = (sim: Sim) => {
-    for (const e of sim.all('log')) {
-      readBack[0] += /^a batch of \d+ samples was out in a request when the last run ended/.test(e.message) ? 1 : 0;
-      readBack[1] += Number(/^uplink: the (\d+) samples whose outcome was unknown were stored/.exec(e.message)?.[1] ?? 0);
-    }
+    const r = readBacksIn(messages(sim));
+    readBack.batches += r.batches;
+    readBack.stored += r.stored;
   };
   try {
     for (let kill = 0; kill < KILLS; kill++) {
@@ -92,6 +92,6 @@ it(`keeps every accepted counter value through ${KILLS} kills (CRASH_SEED=${SEED
   console.log(
     `crash test (CRASH_SEED=${SEED_NUMBER}): ${KILLS} kills, ${rows.map((r) => r.accepted).join(' + ')} values, ` +
       `${all.duplicated} duplicates in ${episodes} runs (${counted} counted unresolved), ` +
-      `${readBack[0]} batches out at a kill read back (${readBack[1]} samples found stored), restored per start: ${restored.join(' ')}`,
+      `${readBack.batches} batches out at a kill read back (${readBack.stored} samples found stored), restored per start: ${restored.join(' ')}`,
   );
 });

@@ -15,7 +15,7 @@ import { createRandom } from '../../src/core/random';
 import { workDir } from '../support/build';
 import { killAll } from '../support/children';
 import { FaultProxy } from '../support/fault-proxy';
-import { unresolvedIn } from '../support/unresolved';
+import { readBacksIn, unresolvedIn } from '../support/delivery-log';
 import { AedesBroker, BAYS, GatewayChild, Mosquitto, mosquittoPath, startLocalService, storedValues, waitFor } from './support';
 
 const KILLS = 6;
@@ -111,7 +111,7 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
     expect(stored.every((v) => expected.includes(v))).toBe(true);
     const lines = [...outs, gateway.out].join('\n').split('\n');
     const unresolved = unresolvedIn(lines);
-    const readBack = lines.filter((l) => /a batch of \d+ samples was out in a request when the last run ended/.test(l)).length;
+    const readBack = readBacksIn(lines);
     if (ordered) {
       const firsts = [...new Set(stored)];
       const at = firsts.findIndex((v, i) => v !== expected[i]);
@@ -119,7 +119,7 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
       expect(stored.length - MESSAGES, 'messages stored twice, against the samples counted unresolved').toBeLessThanOrEqual(unresolved);
     }
     console.log(`kill test (${name}): ${MESSAGES} messages, ${stored.length - MESSAGES} stored twice, ${unresolved} counted unresolved, ` +
-      `${readBack} batches out at a kill read back after the restart, over ${KILLS} kills`);
+      `${readBack.batches} batches out at a kill read back after the restart (${readBack.stored} samples found stored), over ${KILLS} kills`);
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
   } finally {
