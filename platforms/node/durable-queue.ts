@@ -17,7 +17,8 @@ import {
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import type { QueueStorage, SampleValue } from '../../src/core/host';
+import type { InFlight, QueueStorage, SampleValue } from '../../src/core/host';
+import { InFlightFile } from './in-flight-file';
 import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
 import { makeDirs } from './make-dirs';
 
@@ -65,6 +66,9 @@ export interface DurableQueue extends QueueStorage {
   /** Syncs (unless the policy is `never`) and closes the files; the directory may then be opened again. */
   close(): void;
   stats(): DurableQueueStats;
+  /** Keeps the batch out in a request, for a read-back after a restart (in-flight-file.ts). */
+  sending(batch: Readonly<InFlight>): void;
+  inFlight(): InFlight | null;
 }
 
 type Settings = Required<DurableQueueOptions>;
@@ -116,12 +120,15 @@ class SegmentLog implements DurableQueue {
   private truncated = 0;
   private syncs = 0;
   private ackFailures = 0;
+  /** The batch out in a request, in a file of its own beside the segments. */
+  private readonly batchOut: InFlightFile;
 
   constructor(
     private readonly dir: string,
     private readonly settings: Settings,
     private readonly release: () => void,
   ) {
+    this.batchOut = new InFlightFile(dir);
     const names = readdirSync(dir)
       .filter((name) => SEGMENT_NAME.test(name))
       .sort();
@@ -185,6 +192,16 @@ class SegmentLog implements DurableQueue {
     } catch {
       this.ackFailures++;
     }
+  }
+
+  /** One small write per batch, handed to the OS before the request goes (in-flight-file.ts). */
+  sending(batch: Readonly<InFlight>): void {
+    this.usable();
+    this.batchOut.write(batch);
+  }
+
+  inFlight(): InFlight | null {
+    return this.batchOut.read();
   }
 
   close(): void {

@@ -135,6 +135,7 @@ class FeedAgent implements Agent {
       events: {
         setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
         departed: () => this.journal.checkpoint(),
+        sending: (n) => this.journal.sending(n, this.reconciler),
         presence: () => this.keepAlive.seen(),
         report,
       },
@@ -158,7 +159,12 @@ class FeedAgent implements Agent {
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('the agent was started already');
-    this.journal.restore(this.host.now());
+    const out = this.journal.restore(this.host.now());
+    // Before the lookup: its answer must not replace the baselines the batch's read-back compares with.
+    if (out !== null) {
+      this.reconciler.assume(out);
+      this.uplink.resume(out.count);
+    }
     const failure = await this.lookupOnce();
     // stop() came while the lookup was out, and has closed what start() opened.
     if (this.state !== 'new') return;

@@ -109,9 +109,17 @@ export class Head {
     return Math.min(this.queue.length, this.limit);
   }
 
-  /** The first flush after start: not before `at` (the start jitter). */
+  /** The first flush after start: not before `at` (the start jitter), nor before a restored batch's wait (unreadable: a backoff). */
   start(at: number): void {
-    this.at = at;
+    this.at = Math.max(this.at, at);
+  }
+
+  /**
+   * The first `n` samples were out in a request when the last run ended (durable storage kept the batch):
+   * they are as a batch just sent, whose answer the rules then take as unknown.
+   */
+  resume(n: number): void {
+    this.enter('sending', n);
   }
 
   /** The first `n` samples go out: their body, locked. */

@@ -74,6 +74,27 @@ export interface QueueStorage {
   readonly spillEvery?: number;
   /** Called after each burst of appends, so that a storage can commit a file once per burst. */
   commit?(): void;
+  /**
+   * Optional: an operation-4 request carrying `batch` is about to go out. Keep it until the next call,
+   * in one small write that survives the process being killed; `batch` is reused, so copy what you keep.
+   * After a restart it lets the agent read the batch back instead of sending it again blind.
+   */
+  sending?(batch: Readonly<InFlight>): void;
+  /** Optional, after `load`: the batch `sending` kept last, or null. */
+  inFlight?(): InFlight | null;
+}
+
+/** A batch that went out in an operation-4 request (QueueStorage.sending). */
+export interface InFlight {
+  /** Sequence numbers of its first and last sample, and how many samples it holds. */
+  firstSeq: number;
+  lastSeq: number;
+  count: number;
+  /** Entries of `resources` and `lastIds` in use. */
+  size: number;
+  /** The batch's resources a read-back can decide, each with the newest feed id known before the request (-1: unknown). */
+  resources: Uint32Array;
+  lastIds: Float64Array;
 }
 
 export interface Host {

@@ -7,7 +7,7 @@ export { FeedClient } from './client';
 export type { BatchOutcome, CallOptions, ClientOptions } from './client';
 export { FeedError } from './errors';
 export type { FeedErrorKind } from './errors';
-export type { Host, HttpRequest, HttpResult, LogLevel, QueueStorage, SampleValue, TimerHandle } from './host';
+export type { Host, HttpRequest, HttpResult, InFlight, LogLevel, QueueStorage, SampleValue, TimerHandle } from './host';
 export { MissingResourceError } from './resources';
 export { SampleQueue } from './queue';
 export type { Overflow } from './queue';

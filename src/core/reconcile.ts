@@ -16,6 +16,7 @@
 // fixed: one id and one baseline per resource, in typed arrays sized at start. Which batch is read back,
 // and when, is the head's (head.ts); this module keeps the baselines and judges.
 import type { FeedClient } from './client';
+import type { InFlight } from './host';
 import type { SampleQueue } from './queue';
 import { NOT_STORED, STORED, UNDECIDED } from './outcomes';
 import { rawData } from './validate';
@@ -48,6 +49,34 @@ export class Reconciler {
   created(feeds: readonly CreatedFeed[], partial: boolean): void {
     if (partial) this.atomic = false;
     for (const f of feeds) this.saw(f.id_resource, f.id_resource_feed);
+  }
+
+  /** How many resources a read-back can decide: the size an `InFlight` record needs. */
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** Writes into `out` the baselines a read-back of the first `n` queued samples needs: one per resource of theirs. */
+  baselines(n: number, queue: SampleQueue, out: InFlight): void {
+    out.size = 0;
+    for (let p = 0; p < n; p++) {
+      const id = queue.resourceAt(p);
+      const i = this.ids.indexOf(id);
+      if (i < 0 || listed(out, id)) continue;
+      out.resources[out.size] = id;
+      // A service that may store part of a batch leaves nothing to compare with: an unknown baseline,
+      // so that a run after a restart, which cannot know that, decides nothing but "not stored" of a
+      // resource with no feed at all.
+      out.lastIds[out.size++] = this.atomic ? this.lastIds[i] : -1;
+    }
+  }
+
+  /** The baselines of a batch that was out when an earlier run ended: its read-back compares with them. */
+  assume(batch: InFlight): void {
+    for (let j = 0; j < batch.size; j++) {
+      const i = this.ids.indexOf(batch.resources[j]);
+      if (i >= 0) this.lastIds[i] = batch.lastIds[j];
+    }
   }
 
   /** Whether a read-back can decide what became of the first `n` queued samples. */
@@ -102,4 +131,10 @@ export class Reconciler {
     const i = this.ids.indexOf(resource);
     if (i >= 0 && id > this.lastIds[i] && !this.pending()) this.lastIds[i] = id;
   }
+}
+
+/** `id` is among the resources `batch` uses. */
+function listed(batch: InFlight, id: number): boolean {
+  for (let j = 0; j < batch.size; j++) if (batch.resources[j] === id) return true;
+  return false;
 }

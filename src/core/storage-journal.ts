@@ -1,12 +1,14 @@
 // Keeps durable storage in step with the queue: what it holds of the accepted samples, what it was told
 // is finished, and when a storage that writes only when needed writes a burst. The agent accepts a sample
-// through `accepted`, the uplink's acknowledgements reach storage through `checkpoint`, and `restore`
-// puts back what an earlier run left.
-import type { LogLevel, QueueStorage, SampleValue } from './host';
+// through `accepted`, the uplink's acknowledgements reach storage through `checkpoint`, each operation-4
+// request's batch through `sending`, and `restore` puts back what an earlier run left, with the batch
+// that was out when it ended.
+import type { InFlight, LogLevel, QueueStorage, SampleValue } from './host';
 import type { Counters } from './counters';
 import { errorText } from './errors';
 import { DROPPED_NEW, TOO_LARGE } from './queue';
 import type { SampleQueue } from './queue';
+import type { Reconciler } from './reconcile';
 
 export class StorageJournal {
   /** The sequence number the next accepted sample takes; they matter to durable storage only. */
@@ -22,6 +24,8 @@ export class StorageJournal {
   private readonly spillEvery: number;
   /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
   private nextSpillAt = 0;
+  /** What `sending` hands to storage, allocated at the first batch (only for a storage that keeps it). */
+  private batch: InFlight | null = null;
 
   constructor(
     private readonly storage: QueueStorage | undefined,
@@ -75,10 +79,30 @@ export class StorageJournal {
     });
   }
 
-  /** Puts back what durable storage kept from an earlier run, oldest first, stamped `now`. */
-  restore(now: number): void {
+  /**
+   * An operation-4 request carrying the first `n` queued samples is about to go out: storage that can
+   * keep it records the batch and the baselines its read-back would need (one write per batch).
+   */
+  sending(n: number, reconciler: Reconciler): void {
     const storage = this.storage;
-    if (storage === undefined) return;
+    if (storage?.sending === undefined) return;
+    const q = this.queue;
+    const batch = this.batch ?? (this.batch = { firstSeq: 0, lastSeq: 0, count: 0, size: 0, resources: new Uint32Array(reconciler.size), lastIds: new Float64Array(reconciler.size) });
+    batch.firstSeq = q.seqAt(0);
+    batch.lastSeq = q.seqAt(n - 1);
+    batch.count = n;
+    reconciler.baselines(n, q, batch);
+    this.store((s) => s.sending!(batch));
+  }
+
+  /**
+   * Puts back what durable storage kept from an earlier run, oldest first, stamped `now`. Returns the
+   * batch that was out in a request when that run ended, if it is the head of what came back: its
+   * outcome is unknown.
+   */
+  restore(now: number): InFlight | null {
+    const storage = this.storage;
+    if (storage === undefined) return null;
     let restored = 0;
     let first = -1;
     this.nextSeq = storage.load((seq, resource, value) => {
@@ -92,6 +116,21 @@ export class StorageJournal {
     this.ackedSeq = first < 0 ? this.nextSeq - 1 : first - 1;
     if (restored > 0) this.log('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
     this.checkpoint();
+    return restored > 0 ? this.outFromBefore() : null;
+  }
+
+  /** The batch storage kept as out in a request, if the restored queue begins with exactly its samples. */
+  private outFromBefore(): InFlight | null {
+    let batch: InFlight | null = null;
+    this.store((s) => {
+      batch = s.inFlight?.() ?? null;
+    });
+    const b = batch as InFlight | null;
+    const q = this.queue;
+    // Sequence numbers only increase, so equal ends and count mean the same samples; an acknowledged batch came back not at all.
+    if (b === null || b.count < 1 || b.count > q.length || q.seqAt(0) !== b.firstSeq || q.seqAt(b.count - 1) !== b.lastSeq) return null;
+    this.log('info', 'a batch of ' + b.count + ' samples was out in a request when the last run ended: it is read back before it is sent again');
+    return b;
   }
 
   /**

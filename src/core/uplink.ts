@@ -28,6 +28,8 @@ export interface UplinkEvents {
   setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void;
   /** Samples left the head of the queue: the durable log may be checkpointed. */
   departed(): void;
+  /** The first `n` samples go out in an operation-4 request: durable storage may keep that. */
+  sending(n: number): void;
   /** A non-silent authenticated request reached the service. */
   presence(): void;
   report(level: 'warn' | 'error' | 'info' | 'debug', message: string): void;
@@ -114,6 +116,23 @@ export class Uplink implements Job {
     return this.head.state === 'unknown';
   }
 
+  /**
+   * Before begin(): the first `n` samples were out in a request when the last run ended, so the service
+   * may hold them; they are read back first, by the rule for an unknown outcome after a reset. The
+   * request's connection died with the process, and the restart itself (a process starting, the lookup
+   * answered before any read-back) is the wait for a service still at it. A read-back after the full
+   * settle wait of a timeout would hold the queue back at every start: a process restarted more often
+   * than that (the crash test kills it every 0.2-1.5 s) would never send again, and its queue would
+   * overflow. A service that stores the batch later still makes a duplicate, never a loss. A batch no
+   * read-back can decide goes again, counted unresolved.
+   */
+  resume(n: number): void {
+    this.head.resume(n);
+    const readable = this.reconciler.readable(n, this.queue);
+    if (!readable) this.events.report('warn', 'uplink: ' + n + ' samples were out in a request when the last run ended and cannot be read back: they go again and may arrive twice');
+    this.carryOut(this.decide(readable ? 'unknown after reset' : 'unknown unreadable', n, null), null, null);
+  }
+
   /** Spreads the first flush after start over `startJitterMs`. */
   begin(): void {
     const now = this.host.now();
@@ -195,6 +214,7 @@ export class Uplink implements Job {
     const n = this.nextCount();
     if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n);
+    this.events.sending(n);
     let outcome: BatchOutcome | null = null;
     let error: unknown = null;
     try {

@@ -52,6 +52,9 @@ export class CounterLedger {
         this.save();
         storage.ack(seq);
       },
+      // The batch out in a request, for a read-back after a restart, passes through as it is.
+      sending: storage.sending?.bind(storage),
+      inFlight: storage.inFlight?.bind(storage),
       close: () => {
         try {
           this.save();

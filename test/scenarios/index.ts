@@ -8,6 +8,7 @@ import { lifecycleScenarios } from './lifecycle';
 import { overflowScenarios } from './overflow';
 import { presenceScenarios } from './presence';
 import { reconcileScenarios } from './reconcile';
+import { restartScenarios } from './restart';
 import { validationScenarios } from './validation';
 import type { Scenario } from './run';
 
@@ -15,6 +16,7 @@ export const scenarios: Scenario[] = [
   ...flushScenarios,
   ...failureScenarios,
   ...reconcileScenarios,
+  ...restartScenarios,
   ...isolationScenarios,
   ...overflowScenarios,
   ...validationScenarios,
