@@ -182,7 +182,7 @@ export class GatewayDevice {
       setAside: s.setAside,
       lost: s.droppedOverflow - this.comesAgain,
       refused: s.rejectedInvalid,
-      oldestAgeMs: s.oldestAgeMs ?? -1,
+      oldestAgeMs: s.oldestAgeMs,
       authPaused: s.authPaused,
       storageErrors: s.storageErrors,
       commands: s.commands,
