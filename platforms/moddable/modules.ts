@@ -11,8 +11,8 @@ import { File } from 'file';
 import type { FileClass, Sdk } from './sdk';
 
 export const sdk: Sdk = Object.freeze({
-  Request,
   // The SDK's typings are looser than these classes' sources (sdk.ts declares what the adapter uses).
+  Request: Request as unknown as Sdk['Request'],
   HTTPClient: HTTPClient as unknown as Sdk['HTTPClient'],
   Socket: Socket as unknown as Sdk['Socket'],
   SecureSocket: SecureSocket as unknown as Sdk['SecureSocket'],
