@@ -3,15 +3,17 @@
 // largest answer it can honestly produce), within the host's own ceiling (`maxAnswerBytes`, what the
 // device can hold beside the agent). A Content-Length within the bound sizes the body exactly, so an
 // honest answer is held once; one beyond it is refused before a byte is read. Without one (a chunked
-// answer, or one that ends with the connection) it starts small and doubles as bytes arrive, never past
-// the bound. An answer longer than the bound is a garbled answer: the host drops the connection and
-// reports the outcome unknown (`maybeDelivered`), and the core reads back.
+// answer, or one that ends with the connection) it starts at 1 KB, enough for most answers, and the
+// first time that is not enough it goes to the bound in one step: a body never costs more than the bound
+// and 1 KB, whatever arrives (doubling would hold half the bound and the bound at once). An answer longer
+// than the bound is a garbled answer: the host drops the connection and reports the outcome unknown
+// (`maybeDelivered`), and the core reads back. The body is decoded where it lies, without a copy.
 
 /** The host's ceiling by default: a default batch of 100 samples is answered in about 10 KB. */
 export const DEFAULT_MAX_ANSWER_BYTES = 16_384;
 
 /** Where a body without a Content-Length starts. */
-const FIRST_BYTES = 512;
+const FIRST_BYTES = 1024;
 
 /** The bound of one request: its own, within the host's ceiling. */
 export function answerBound(maxResponseBytes: number, ceiling: number): number {
@@ -43,7 +45,7 @@ export class AnswerBody {
     if (end > this.bound) return false;
     let bytes = this.bytes;
     if (bytes === null || end > bytes.length) {
-      const grown = new Uint8Array(Math.min(this.bound, Math.max(FIRST_BYTES, end, 2 * (bytes === null ? 0 : bytes.length))));
+      const grown = new Uint8Array(bytes === null ? Math.min(this.bound, Math.max(FIRST_BYTES, end)) : this.bound);
       if (bytes !== null) grown.set(bytes.subarray(0, this.length));
       bytes = this.bytes = grown;
     }
@@ -52,11 +54,10 @@ export class AnswerBody {
     return true;
   }
 
-  /** The body read, as an ArrayBuffer of its length; the body lets go of it. */
-  take(): ArrayBuffer {
+  /** The body read: its first `length` bytes of `bytes`; the body lets go of them. */
+  take(): { bytes: ArrayBuffer; length: number } {
     const bytes = this.bytes;
     this.bytes = null;
-    if (bytes === null) return new ArrayBuffer(0);
-    return this.length === bytes.length ? (bytes.buffer as ArrayBuffer) : (bytes.buffer as ArrayBuffer).slice(0, this.length);
+    return { bytes: bytes === null ? new ArrayBuffer(0) : (bytes.buffer as ArrayBuffer), length: this.length };
   }
 }

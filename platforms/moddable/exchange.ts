@@ -13,13 +13,13 @@ export interface AnswerHeaders {
 }
 
 /** An exchange's end: an HttpResult, or an answer whose body is still bytes (decoded in a job of its own). */
-export type Ending = HttpResult | ({ kind: 'answer'; status: number; bytes: ArrayBuffer } & AnswerHeaders);
+export type Ending = HttpResult | ({ kind: 'answer'; status: number; bytes: ArrayBuffer; length: number } & AnswerHeaders);
 
-/** The HttpResult of an Ending, its body decoded natively. */
-export function resultOf(decode: (bytes: ArrayBuffer) => string): (ending: Ending) => HttpResult {
+/** The HttpResult of an Ending, its body (the first `length` bytes) decoded natively. */
+export function resultOf(decode: (bytes: ArrayBuffer, length: number) => string): (ending: Ending) => HttpResult {
   return (ending) =>
     ending.kind === 'answer'
-      ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, date: ending.date, location: ending.location, body: decode(ending.bytes) }
+      ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, date: ending.date, location: ending.location, body: decode(ending.bytes, ending.length) }
       : ending;
 }
 

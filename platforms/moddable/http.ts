@@ -147,7 +147,7 @@ class RequestExchange extends Exchange {
     if (message === STATUS) this.status = value as number;
     else if (message === HEADER) this.header(value as string, String(etc));
     else if (message === RESPONSE_FRAGMENT) this.read(value as number);
-    else if (message === RESPONSE_COMPLETE) this.finish({ kind: 'answer', status: this.status, bytes: this.answer.take(), ...this.kept });
+    else if (message === RESPONSE_COMPLETE) this.finish({ kind: 'answer', status: this.status, ...this.answer.take(), ...this.kept });
     else if (message < 0) {
       // SecureSocket keeps a failed handshake's reason (a certificate no CA of the app verifies) to itself.
       const why = this.status > 0 ? 'connection closed before the answer was complete'

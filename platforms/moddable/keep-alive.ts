@@ -251,10 +251,10 @@ class LinkExchange extends Exchange {
   }
 
   private done(): void {
-    const bytes = this.answer === null ? new ArrayBuffer(0) : this.answer.take();
+    const body = this.answer === null ? { bytes: new ArrayBuffer(0), length: 0 } : this.answer.take();
     this.link.answered();
     if (this.closing) this.link.drop('the server asked to close it');
-    this.finish({ kind: 'answer', status: this.status, bytes, ...this.kept });
+    this.finish({ kind: 'answer', status: this.status, ...body, ...this.kept });
   }
 
   /** `what` with the socket's reason; a new https connection that failed before a byte went may lack its CA. */

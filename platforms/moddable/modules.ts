@@ -19,7 +19,8 @@ export const sdk: Sdk = Object.freeze({
   Timer,
   Time,
   trace,
-  decode: (bytes: ArrayBuffer) => String.fromArrayBuffer(bytes),
+  // XS takes a byte offset and length (xs/sources/xsString.c); the SDK's typings name only the buffer.
+  decode: (bytes: ArrayBuffer, length: number) => (String.fromArrayBuffer as (b: ArrayBuffer, offset: number, length: number) => string)(bytes, 0, length),
   encode: (text: string) => ArrayBuffer.fromString(text),
 });
 

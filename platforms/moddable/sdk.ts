@@ -164,8 +164,8 @@ export interface Sdk {
   Time: TimeModule;
   /** The global `trace`: one line to the debugger or the serial console. */
   trace(text: string): void;
-  /** UTF-8 bytes as text: XS's native `String.fromArrayBuffer`. */
-  decode(bytes: ArrayBuffer): string;
+  /** The first `length` bytes of `bytes`, UTF-8, as text: XS's native `String.fromArrayBuffer(bytes, 0, length)`. */
+  decode(bytes: ArrayBuffer, length: number): string;
   /** Text as UTF-8 bytes: XS's native `ArrayBuffer.fromString`. */
   encode(text: string): ArrayBuffer;
 }
