@@ -144,10 +144,11 @@ if (typeof sdk === 'string') console.log('platform tests skipped: ' + sdk);
 describe.skipIf(typeof sdk === 'string')('the firmware against a platform it does not control (lin build, both HTTP hosts at once)', () => {
   let dir = '';
   let rigs: Rig[] = [];
-  /** Runs `phase` on both hosts at once; a failure of one is thrown once the other's phase ended too. */
+  /** Runs `phase` on both hosts at once; once both ended, fails with what failed on each. */
   const both = async (phase: (rig: Rig) => Promise<void>): Promise<void> => {
-    const failed = (await Promise.allSettled(rigs.map(phase))).find((r) => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    const failed = (await Promise.allSettled(rigs.map(phase))).flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+    if (failed.length === 1) throw failed[0];
+    if (failed.length > 1) throw new Error(failed.map((e) => e.message).join('\n---\n'));
   };
 
   beforeAll(async () => {
