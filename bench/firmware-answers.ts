@@ -46,7 +46,10 @@ export async function answerPeaks(sdk: Sdk, out: string, seed: Seed, host: 'keep
       journal: join(out, 'answers-' + host + '.q'),
       http: host,
     });
-    simulator = new Simulator(sdk, build.library, join(out, 'config-answers'));
+    // mcsim copies what it runs into its own config folder, which must exist.
+    const config = join(out, 'config-answers');
+    mkdirSync(config, { recursive: true });
+    simulator = new Simulator(sdk, build.library, config);
     await simulator.waitFor(/^feed-agent: started$/, 30_000);
     await sleep(STEADY_MS);
     const available = (): number => Math.max(...(simulator as Simulator).instruments().map((i) => i['Chunk available']));
