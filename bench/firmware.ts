@@ -7,7 +7,9 @@
 // 1,024-sample queue and (keep-alive) the TLS connection open, and the deepest stack. The heaps' peaks are
 // not figures: a fixed heap is collected when it is full, so its peak is its size; a run that ends
 // without "memory full" is what shows the firmware fits. On lin a slot is 32 bytes (16 on the ESP32):
-// slot counts compare as they are. Without the SDK the section says why and gives no figure.
+// slot counts compare as they are. And what an answer of 1 MB costs the chunk heap beside ordinary ones
+// (firmware-answers.ts: a build whose heap grows, so that its size is its high-water mark). Without the
+// SDK the section says why and gives no figure.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -19,6 +21,8 @@ import { startService } from '../src/service';
 import type { RunningService } from '../src/service';
 import { Simulator, buildApp, findSdk, xsbFiles } from '../test/firmware/sdk';
 import type { Sdk } from '../test/firmware/sdk';
+import { answerPeaks } from './firmware-answers';
+import type { AnswerPeaks } from './firmware-answers';
 import { round } from './measure';
 import type { BenchRow, BenchSection } from './section';
 import { TlsFront } from './tls-front';
@@ -70,6 +74,9 @@ export async function benchFirmware(): Promise<BenchSection> {
   } finally {
     await service.close();
   }
+  const deviceSeed = parseSeed(await readFile('examples/device-seed.json', 'utf8'));
+  const peaks: Record<string, AnswerPeaks> = {};
+  for (const host of HOSTS) peaks[host] = await answerPeaks(sdk, out, deviceSeed, host);
   const [kept, classic] = [runs['keep-alive'], runs.classic];
   const figures: Record<string, number> = { 'firmware.coreBytecodeBytes': coreBytecodeBytes };
   for (const [prefix, run] of [['firmware.', kept], ['firmware.classic.', classic]] as const) {
@@ -79,6 +86,11 @@ export async function benchFirmware(): Promise<BenchSection> {
     figures[prefix + 'chunkHeapUsed'] = run.chunkHeapUsed;
     figures[prefix + 'stackPeak'] = run.stackPeak;
   }
+  for (const [prefix, host] of [['firmware.', 'keep-alive'], ['firmware.classic.', 'classic']] as const) {
+    figures[prefix + 'chunkHighWaterBefore1MB'] = peaks[host].before;
+    figures[prefix + 'chunkHighWaterAfter1MB'] = peaks[host].after;
+  }
+  const peak = (label: string, pick: (p: AnswerPeaks) => number): BenchRow => ({ label, value: pick(peaks['keep-alive']), baseline: pick(peaks.classic), unit: 'B' });
   const row = (label: string, unit: string, pick: (run: HostRun) => number): BenchRow => ({ label, value: pick(kept), baseline: pick(classic), unit });
   return {
     title,
@@ -91,6 +103,8 @@ export async function benchFirmware(): Promise<BenchSection> {
       row('XS chunk heap after gc (the queue\'s typed arrays ' + QUEUE_BYTES + ' B)', 'B', (r) => r.chunkHeapUsed),
       row('deepest stack (creation.stack is 384)', 'slots', (r) => r.stackPeak),
       row('samples delivered in the run', '', (r) => r.sent),
+      peak('XS chunk heap high-water, growing heap: 40 s of ordinary answers', (p) => p.before),
+      peak('the same after a 1 MB answer with Content-Length and a 1 MB chunked one', (p) => p.after),
     ],
     figures,
   };

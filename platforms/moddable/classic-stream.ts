@@ -11,8 +11,14 @@
 // socket took (so that a request counts as written only once its last byte was taken), and why the
 // connection ended. Every callback into the client is guarded: a throw that escaped into the classic
 // socket's native callback would abort the app (fxAbort); here it ends the connection instead.
+//
+// The classic socket drops what its readable callback left unread, and httpclient.js leaves bytes unread
+// on purpose: at the end of each chunk of a chunked answer it stops and reads on from a Timer. So what
+// the client left is copied out of the socket before its callback returns (at most what one callback
+// announced: 1 KB on lin and from SecureSocket) and read from there first. Bytes that nobody reads,
+// after the client's own Timer had its turn, arrived with no request to read them: the connection ends.
 import { errorText } from '../../src/core/errors';
-import type { ClassicSocket, ClassicSocketClass } from './sdk';
+import type { ClassicSocket, ClassicSocketClass, TimerModule } from './sdk';
 import { SOCKET_CONNECTED, SOCKET_READABLE, SOCKET_WRITABLE } from './sdk';
 
 /** The side of the keep-alive host that hears what the socket saw. */
@@ -26,6 +32,8 @@ export interface StreamLink {
 /** What httpclient.js passes to `new socket.io(...)`: our `socket` dictionary, spread, and its own. */
 export interface ClassicStreamOptions {
   Socket: ClassicSocketClass;
+  /** For the look, after the client's own Timer, at bytes it left unread. */
+  Timer: TimerModule;
   secure?: Record<string, unknown>;
   link: StreamLink;
   host: string;
@@ -35,12 +43,20 @@ export interface ClassicStreamOptions {
   onError(): void;
 }
 
+/** How long bytes left unread may wait for the client's Timer to read them. */
+const LOOK_AFTER_MS = 50;
+
 export class ClassicStream {
   #socket: ClassicSocket | null;
   #options: ClassicStreamOptions;
   #number = false;
   #readable = 0;
   #ended = false;
+  /** Bytes the client left unread in a socket callback, from `#at` on; and how many it read from them so far. */
+  #held: Uint8Array | null = null;
+  #at = 0;
+  #heldRead = 0;
+  #looking = false;
 
   constructor(options: ClassicStreamOptions) {
     this.#options = options;
@@ -58,6 +74,8 @@ export class ClassicStream {
   }
 
   read(count?: number): number | ArrayBuffer {
+    const held = this.#held;
+    if (held !== null) return this.#readHeld(held, this.#number ? 1 : (count as number));
     const socket = this.#socket as ClassicSocket;
     if (this.#number) {
       this.#readable--;
@@ -65,6 +83,16 @@ export class ClassicStream {
     }
     this.#readable -= count as number;
     return socket.read(ArrayBuffer, count as number);
+  }
+
+  #readHeld(held: Uint8Array, count: number): number | ArrayBuffer {
+    const from = this.#at;
+    const end = Math.min(held.length, from + count);
+    this.#at = end;
+    this.#readable -= end - from;
+    this.#heldRead += end - from;
+    if (end === held.length) this.#held = null;
+    return this.#number ? held[from] : (held.buffer as ArrayBuffer).slice(held.byteOffset + from, held.byteOffset + end);
   }
 
   /** Answers the room left, or 0 when the socket took nothing: the connection then ends. */
@@ -86,6 +114,7 @@ export class ClassicStream {
     const socket = this.#socket;
     this.#socket = null;
     this.#ended = true;
+    this.#held = null;
     try {
       socket?.close();
     } catch {
@@ -99,15 +128,46 @@ export class ClassicStream {
     try {
       if (message === SOCKET_CONNECTED) options.onWritable((this.#socket as ClassicSocket).write());
       else if (message === SOCKET_WRITABLE) options.onWritable(value);
-      else if (message === SOCKET_READABLE) {
-        this.#readable = value;
-        options.onReadable(value);
-        // The classic socket drops what its callback left unread; httpclient.js reads a whole answer at once.
-        if (this.#readable > 0 && !this.#ended) this.#end(this.#readable + ' bytes arrived that no request was reading');
-      } else this.#end(message === -1 ? 'connection closed by the server' : 'connection failed or closed');
+      else if (message === SOCKET_READABLE) this.#arrived(value);
+      else this.#end(message === -1 ? 'connection closed by the server' : 'connection failed or closed');
     } catch (e) {
       this.#end(errorText(e));
     }
+  }
+
+  /** `count` bytes to read in this callback: after those the client left unread, if any. */
+  #arrived(count: number): void {
+    const socket = this.#socket as ClassicSocket;
+    const held = this.#held;
+    if (held !== null) {
+      const joined = new Uint8Array(held.length - this.#at + count);
+      joined.set(held.subarray(this.#at));
+      joined.set(new Uint8Array(socket.read(ArrayBuffer, count)), held.length - this.#at);
+      this.#held = joined;
+      this.#at = 0;
+      count = joined.length;
+    }
+    this.#readable = count;
+    this.#options.onReadable(count);
+    if (this.#ended) return;
+    if (this.#held === null && this.#readable > 0) {
+      this.#held = new Uint8Array(socket.read(ArrayBuffer, this.#readable));
+      this.#at = 0;
+    }
+    if (this.#held !== null) this.#look();
+  }
+
+  /** Looks, once the client's own Timer (a 0 ms one) had its turn, whether anyone reads the held bytes. */
+  #look(): void {
+    if (this.#looking) return;
+    this.#looking = true;
+    const before = this.#heldRead;
+    this.#options.Timer.set(() => {
+      this.#looking = false;
+      if (this.#ended || this.#held === null) return;
+      if (this.#heldRead === before) this.#end(this.#held.length - this.#at + ' bytes arrived that no request was reading');
+      else this.#look();
+    }, LOOK_AFTER_MS);
   }
 
   #end(reason: string): void {

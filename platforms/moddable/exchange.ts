@@ -5,12 +5,29 @@
 import type { HttpResult } from '../../src/core/host';
 import type { TimerModule } from './sdk';
 
-/** An exchange's end: an HttpResult, or an answer whose body is still bytes (decoded in a job of its own). */
-export type Ending = HttpResult | { kind: 'answer'; status: number; retryAfter: string | null; bytes: ArrayBuffer };
+/** The answer's headers the core reads, raw (src/core/host.ts): null when the answer had none. */
+export interface AnswerHeaders {
+  retryAfter: string | null;
+  date: string | null;
+  location: string | null;
+}
 
-/** The HttpResult of an Ending, its body decoded natively. */
-export function resultOf(decode: (bytes: ArrayBuffer) => string): (ending: Ending) => HttpResult {
-  return (ending) => (ending.kind === 'answer' ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, body: decode(ending.bytes) } : ending);
+/** An exchange's end: an HttpResult, or an answer whose body is still bytes (decoded in a job of its own). */
+export type Ending = HttpResult | ({ kind: 'answer'; status: number; bytes: ArrayBuffer; length: number } & AnswerHeaders);
+
+/** The HttpResult of an Ending, its body (the first `length` bytes) decoded natively. */
+export function resultOf(decode: (bytes: ArrayBuffer, length: number) => string): (ending: Ending) => HttpResult {
+  return (ending) =>
+    ending.kind === 'answer'
+      ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, date: ending.date, location: ending.location, body: decode(ending.bytes, ending.length) }
+      : ending;
+}
+
+/** Keeps `value` when `name` is one of the answer's headers the core reads. */
+export function keepHeader(headers: AnswerHeaders, name: string, value: string): void {
+  if (name === 'retry-after') headers.retryAfter = value;
+  else if (name === 'date') headers.date = value;
+  else if (name === 'location') headers.location = value;
 }
 
 export abstract class Exchange {

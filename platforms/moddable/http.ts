@@ -7,8 +7,11 @@
 //   given whole is written in one call, which throws "can't write all data" once it outgrows the socket's
 //   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB. An ASCII body (every
 //   batch of numbers; a native regex test says so) goes as slices of its text, which the socket writes as
-//   the same bytes; only one with other characters is measured and copied into UTF-8 in JavaScript. The
-//   answer is decoded natively (`String.fromArrayBuffer`), not byte by byte.
+//   the same bytes; only one with other characters is measured and copied into UTF-8 in JavaScript.
+// - The answer is read fragment by fragment (callback message 4, `request.read`) into an AnswerBody
+//   (answer-body.ts), bounded by the request: not `response: ArrayBuffer`, with which http.js keeps every
+//   fragment of an answer of any size and then joins them. An answer beyond the bound closes the request,
+//   its outcome unknown. It is decoded natively (`String.fromArrayBuffer`), not byte by byte.
 // - http.js writes each fragment the moment the callback returns it, inside the socket's callback. Once
 //   that call returns with the last one, the socket has taken the whole request and the service may act
 //   on it (maybeDelivered); before, it cannot, its Content-Length not met: a write that throws (lin's
@@ -26,10 +29,11 @@
 import type { Host, HttpRequest } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { utf8Length, utf8Write } from '../../src/core/utf8';
-import { Exchange, resultOf } from './exchange';
-import type { Ending } from './exchange';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, answerBound, tooLarge } from './answer-body';
+import { Exchange, keepHeader, resultOf } from './exchange';
+import type { AnswerHeaders, Ending } from './exchange';
 import type { RequestOptions, Sdk, SdkRequest } from './sdk';
-import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from './sdk';
+import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from './sdk';
 import { NO_TLS, targetOf, tlsDictionary } from './target';
 
 export interface HttpOptions {
@@ -39,11 +43,17 @@ export interface HttpOptions {
    * `certificate` is given here.
    */
   secure?: Record<string, unknown>;
+  /**
+   * The most bytes of an answer the host holds, whatever the request allows (default 16,384:
+   * answer-body.ts). A longer answer is dropped as garbled and the core reads back.
+   */
+  maxAnswerBytes?: number;
 }
 
 export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>, options: HttpOptions = {}): Host['request'] {
   const tls = tlsDictionary(options.secure);
-  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new RequestExchange(sdk, tls, req, resolve).start());
+  const ceiling = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new RequestExchange(sdk, tls, req, ceiling, resolve).start());
   return (req) => Promise.resolve(req).then(exchange).then(resultOf(sdk.decode));
 }
 
@@ -58,7 +68,8 @@ class RequestExchange extends Exchange {
   private handed = false;
   /** The socket took the whole request. */
   private written = false;
-  private retryAfter: string | null = null;
+  private readonly kept: AnswerHeaders = { retryAfter: null, date: null, location: null };
+  private answer: AnswerBody;
   private secure = false;
 
   constructor(
@@ -66,9 +77,11 @@ class RequestExchange extends Exchange {
     /** SecureSocket's `secure` dictionary, for an https URL. */
     private readonly tls: Record<string, unknown>,
     private readonly req: HttpRequest,
+    ceiling: number,
     resolve: (ending: Ending) => void,
   ) {
     super(sdk.Timer, resolve);
+    this.answer = new AnswerBody(answerBound(req.maxResponseBytes, ceiling));
   }
 
   protected get reached(): boolean {
@@ -99,7 +112,7 @@ class RequestExchange extends Exchange {
     }
     // http.js names the host without its port; a server behind a shared address needs both.
     if (port !== (secure ? 443 : 80)) headers.push('Host', host + ':' + port);
-    const dictionary: RequestOptions = { host, port, path: target.path, method: req.method, headers, body: true, response: ArrayBuffer };
+    const dictionary: RequestOptions = { host, port, path: target.path, method: req.method, headers, body: true };
     if (secure) {
       dictionary.Socket = sdk.SecureSocket;
       dictionary.secure = this.tls;
@@ -132,8 +145,9 @@ class RequestExchange extends Exchange {
     if (this.settled) return undefined;
     if (message === REQUEST_FRAGMENT) return this.fragment(value as number);
     if (message === STATUS) this.status = value as number;
-    else if (message === HEADER && value === 'retry-after') this.retryAfter = String(etc);
-    else if (message === RESPONSE_COMPLETE) this.finish({ kind: 'answer', status: this.status, retryAfter: this.retryAfter, bytes: value as ArrayBuffer });
+    else if (message === HEADER) this.header(value as string, String(etc));
+    else if (message === RESPONSE_FRAGMENT) this.read(value as number);
+    else if (message === RESPONSE_COMPLETE) this.finish({ kind: 'answer', status: this.status, ...this.answer.take(), ...this.kept });
     else if (message < 0) {
       // SecureSocket keeps a failed handshake's reason (a certificate no CA of the app verifies) to itself.
       const why = this.status > 0 ? 'connection closed before the answer was complete'
@@ -141,6 +155,18 @@ class RequestExchange extends Exchange {
       this.fail(why, this.reached);
     }
     return undefined;
+  }
+
+  private header(name: string, value: string): void {
+    keepHeader(this.kept, name, value);
+    // Before a byte of the body: http.js sees the request closed and reads no further.
+    if (name === 'content-length' && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
+  }
+
+  /** `count` bytes of the answer arrived: http.js counts what is read, so all of them are read. */
+  private read(count: number): void {
+    const piece = (this.request as SdkRequest).read(ArrayBuffer, count);
+    if (piece !== undefined && !this.answer.add(piece)) this.fail(tooLarge(this.answer.bound), true);
   }
 
   /** The next piece of the body, at most `room` bytes; undefined once all of it was handed over. */
@@ -158,17 +184,17 @@ class RequestExchange extends Exchange {
     return piece;
   }
 
-  /** Closes the request unless http.js is finishing it; drops every reference. */
+  /** Closes the request unless http.js is finishing it; drops every reference and what came of the answer. */
   protected release(ending: Ending): void {
     const request = this.request;
     this.request = null;
     this.body = null;
-    if (request !== null && ending.kind !== 'answer') {
-      try {
-        request.close();
-      } catch {
-        // Already closed by http.js: nothing is left to release.
-      }
+    if (ending.kind === 'answer') return;
+    this.answer.take();
+    try {
+      request?.close();
+    } catch {
+      // Already closed by http.js: nothing is left to release.
     }
   }
 }

@@ -17,13 +17,15 @@
 //   it, a request failed on it, no answer in time): what happened, once, not for every request.
 // - Each exchange starts from a promise job and its answer is decoded in another (http.ts says why).
 // - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`); the answer is read
-//   into one buffer of its Content-Length, held once, and decoded natively.
+//   into an AnswerBody (answer-body.ts: bounded by the request, never by what the peer announces) and
+//   decoded natively. An answer beyond the bound drops the connection, its outcome unknown.
 import type { Host, HttpRequest, LogLevel } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { ClassicStream } from './classic-stream';
 import type { StreamLink } from './classic-stream';
-import { Exchange, resultOf } from './exchange';
-import type { Ending } from './exchange';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, answerBound, tooLarge } from './answer-body';
+import { Exchange, keepHeader, resultOf } from './exchange';
+import type { AnswerHeaders, Ending } from './exchange';
 import type { ClientRequest, HttpClient, Sdk } from './sdk';
 import type { HttpOptions } from './http';
 import { NO_TLS, targetOf, tlsDictionary } from './target';
@@ -32,7 +34,7 @@ import type { Target } from './target';
 type KeepAliveSdk = Pick<Sdk, 'HTTPClient' | 'Socket' | 'SecureSocket' | 'Timer' | 'decode' | 'encode'>;
 
 /** The answer's headers the exchange reads (httpclient.js keeps only these). */
-const HEADERS_KEPT = Object.freeze(['content-length', 'retry-after', 'connection']);
+const HEADERS_KEPT = Object.freeze(['content-length', 'retry-after', 'date', 'location', 'connection']);
 
 /**
  * The classic socket resolves the host's name itself: httpclient.js's resolver step hands the name on.
@@ -47,10 +49,11 @@ class NameAsAddress {
 export function createKeepAliveHttp(sdk: KeepAliveSdk, options: HttpOptions = {}, log?: (level: LogLevel, message: string) => void): Host['request'] {
   const link = new Link(sdk, tlsDictionary(options.secure), log);
   const toResult = resultOf(sdk.decode);
+  const ceiling = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   // The core sends one request at a time (src/core/lane.ts); a second one would wait for the first here.
   let last: Promise<unknown> = Promise.resolve();
   return (req) => {
-    const result = last.then(() => new Promise<Ending>((resolve) => new LinkExchange(sdk, link, req, resolve).start())).then(toResult);
+    const result = last.then(() => new Promise<Ending>((resolve) => new LinkExchange(sdk, link, req, ceiling, resolve).start())).then(toResult);
     last = result;
     return result;
   };
@@ -103,7 +106,7 @@ class Link implements StreamLink {
       port: target.port,
       onError: (e) => this.lost(generation, e),
       dns: { io: NameAsAddress },
-      socket: { io: ClassicStream, Socket: target.secure ? sdk.SecureSocket : sdk.Socket, secure: target.secure ? this.tls : undefined, link: this },
+      socket: { io: ClassicStream, Socket: target.secure ? sdk.SecureSocket : sdk.Socket, Timer: sdk.Timer, secure: target.secure ? this.tls : undefined, link: this },
     });
     // httpclient.js reports a socket that could not be made from inside its constructor.
     if (generation !== this.generation) return null;
@@ -155,11 +158,10 @@ class LinkExchange extends Exchange {
   /** Bytes of the whole request as httpclient.js writes it, and how many of them the socket took. */
   private size = 0;
   private taken = 0;
-  private retryAfter: string | null = null;
+  private readonly kept: AnswerHeaders = { retryAfter: null, date: null, location: null };
   private closing = false;
-  /** The answer's body as it arrives (sized by its Content-Length), and how much of it came. */
-  private answer: Uint8Array | null = null;
-  private received = 0;
+  /** The answer's body as it arrives. */
+  private answer: AnswerBody | null = null;
   private fresh = true;
   private secure = false;
 
@@ -167,6 +169,8 @@ class LinkExchange extends Exchange {
     private readonly sdk: KeepAliveSdk,
     private readonly link: Link,
     private readonly req: HttpRequest,
+    /** The host's ceiling on an answer's bytes. */
+    private readonly ceiling: number,
     resolve: (ending: Ending) => void,
   ) {
     super(sdk.Timer, resolve);
@@ -220,23 +224,20 @@ class LinkExchange extends Exchange {
 
   private headers(status: number, kept: Map<string, string>): void {
     this.status = status;
-    this.retryAfter = kept.get('retry-after') ?? null;
+    kept.forEach((value, name) => keepHeader(this.kept, name, value));
     this.closing = kept.get('connection')?.toLowerCase() === 'close';
-    this.answer = new Uint8Array(Number(kept.get('content-length')) || 0);
+    const answer = new AnswerBody(answerBound(this.req.maxResponseBytes, this.ceiling));
+    const length = kept.get('content-length');
+    // Fails here, inside httpclient.js's onHeaders: it sees itself closed and reads no further.
+    if (length !== undefined && !answer.expect(length)) return this.fail(tooLarge(answer.bound), true);
+    this.answer = answer;
   }
 
   private readable(count: number): void {
     const piece = this.request?.read(count);
-    let answer = this.answer;
+    const answer = this.answer;
     if (piece === undefined || answer === null) return;
-    // Without a Content-Length the answer grows as it comes.
-    if (this.received + piece.byteLength > answer.length) {
-      const grown = new Uint8Array(Math.max(answer.length * 2, this.received + piece.byteLength));
-      grown.set(answer.subarray(0, this.received));
-      answer = this.answer = grown;
-    }
-    answer.set(new Uint8Array(piece), this.received);
-    this.received += piece.byteLength;
+    if (!answer.add(piece)) this.fail(tooLarge(answer.bound), true);
   }
 
   /** Room for `room` more bytes of the body: the next slice of it. */
@@ -250,11 +251,10 @@ class LinkExchange extends Exchange {
   }
 
   private done(): void {
-    const answer = (this.answer as Uint8Array).buffer as ArrayBuffer;
-    const bytes = this.received === answer.byteLength ? answer : answer.slice(0, this.received);
+    const body = this.answer === null ? { bytes: new ArrayBuffer(0), length: 0 } : this.answer.take();
     this.link.answered();
     if (this.closing) this.link.drop('the server asked to close it');
-    this.finish({ kind: 'answer', status: this.status, retryAfter: this.retryAfter, bytes });
+    this.finish({ kind: 'answer', status: this.status, ...body, ...this.kept });
   }
 
   /** `what` with the socket's reason; a new https connection that failed before a byte went may lack its CA. */

@@ -11,15 +11,16 @@ import { File } from 'file';
 import type { FileClass, Sdk } from './sdk';
 
 export const sdk: Sdk = Object.freeze({
-  Request,
   // The SDK's typings are looser than these classes' sources (sdk.ts declares what the adapter uses).
+  Request: Request as unknown as Sdk['Request'],
   HTTPClient: HTTPClient as unknown as Sdk['HTTPClient'],
   Socket: Socket as unknown as Sdk['Socket'],
   SecureSocket: SecureSocket as unknown as Sdk['SecureSocket'],
   Timer,
   Time,
   trace,
-  decode: (bytes: ArrayBuffer) => String.fromArrayBuffer(bytes),
+  // XS takes a byte offset and length (xs/sources/xsString.c); the SDK's typings name only the buffer.
+  decode: (bytes: ArrayBuffer, length: number) => (String.fromArrayBuffer as (b: ArrayBuffer, offset: number, length: number) => string)(bytes, 0, length),
   encode: (text: string) => ArrayBuffer.fromString(text),
 });
 

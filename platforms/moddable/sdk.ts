@@ -9,6 +9,7 @@
 export const REQUEST_FRAGMENT = 0;
 export const STATUS = 1;
 export const HEADER = 2;
+export const RESPONSE_FRAGMENT = 4;
 export const RESPONSE_COMPLETE = 5;
 
 /** The dictionary of the classic `Request` (documentation/network/network.md), as the adapter fills it. */
@@ -21,7 +22,6 @@ export interface RequestOptions {
   headers: string[];
   /** `true`: the body is asked for in fragments through callback message 0 (and Content-Length is ours). */
   body: true;
-  response: typeof ArrayBuffer;
   /** `SecureSocket` for https. */
   Socket?: unknown;
   /** SecureSocket's TLS options: `protocolVersion`, and the CA `certificate` when not from resources. */
@@ -37,9 +37,12 @@ export interface SdkRequest {
   /**
    * Message 0: `value` bytes may be written; answer a fragment of at most that many, or undefined when
    * the body is complete. 1: `value` is the status. 2: a header, `value` its lower-cased name and `etc`
-   * its value. 5: `value` is the whole answer. Negative: the exchange failed and the request is closed.
+   * its value. 4: `value` bytes of the answer arrived, to read now with `read` (no `response` was given).
+   * 5: the answer is complete. Negative: the exchange failed and the request is closed.
    */
   callback(message: number, value?: unknown, etc?: unknown): unknown;
+  /** Inside message 4: at most `count` of the bytes that arrived (no more than the chunk's, when chunked). */
+  read(type: typeof ArrayBuffer, count: number): ArrayBuffer | undefined;
   close(): void;
   socket?: RequestSocket;
 }
@@ -161,8 +164,8 @@ export interface Sdk {
   Time: TimeModule;
   /** The global `trace`: one line to the debugger or the serial console. */
   trace(text: string): void;
-  /** UTF-8 bytes as text: XS's native `String.fromArrayBuffer`. */
-  decode(bytes: ArrayBuffer): string;
+  /** The first `length` bytes of `bytes`, UTF-8, as text: XS's native `String.fromArrayBuffer(bytes, 0, length)`. */
+  decode(bytes: ArrayBuffer, length: number): string;
   /** Text as UTF-8 bytes: XS's native `ArrayBuffer.fromString`. */
   encode(text: string): ArrayBuffer;
 }

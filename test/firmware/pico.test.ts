@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from './pico';
 import type { PicoImage, PicoSdk } from './pico';
-import { Rp2040Run, findBootrom } from './rp2040';
+import { Rp2040Run, findBootrom, symbolAddress } from './rp2040';
 import { findSdk } from './sdk';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -109,6 +109,27 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
       expect(restored).toBeGreaterThanOrEqual(CONFIG.spillEvery);
       expect(restored).toBeLessThanOrEqual(queued + CONFIG.spillEvery);
     }, 420_000);
+
+    it('seeds its random source from pico_rand: two boots on the ring oscillator\'s random bits try to connect at different times', async () => {
+      // Every exchange makes a classic Socket (xs_socket) and fails at once. Command polls and the lookup
+      // keep a fixed pace; the flushes wait the start jitter, then the backoff, both drawn from the seed.
+      const watch = symbolAddress((sdk as PicoSdk).gccRoot, offline.elf, 'xs_socket');
+      const boots = [0, 1].map(() => new Rp2040Run(bootrom as string, offline.uf2, undefined, { entropy: true, watch }));
+      try {
+        const CALLS = 8;
+        const end = Date.now() + 280_000;
+        while (boots.some((b) => b.calls.length < CALLS) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 500));
+        const [a, b] = boots.map((boot) => boot.calls.slice(0, CALLS).map((ms) => Math.round(ms)));
+        expect(a, 'connection attempts of the first boot').toHaveLength(CALLS);
+        expect(b, 'connection attempts of the second boot').toHaveLength(CALLS);
+        console.log('chip ms of the connection attempts, boot 1: ' + a.join(', ') + '; boot 2: ' + b.join(', '));
+        // The emulator is deterministic: the same image with the same bits would try at the same
+        // nanosecond. Different bits of the ring oscillator must make different waits.
+        expect(Math.max(...a.map((ms, i) => Math.abs(ms - b[i])))).toBeGreaterThan(100);
+      } finally {
+        for (const boot of boots) boot.stop();
+      }
+    }, 300_000);
 
     it('with ssid= stops where the SDK brings the radio up: the CYW43 does not answer on its SPI bus', async () => {
       const device = new Rp2040Run(bootrom as string, withRadio.uf2);

@@ -3,9 +3,12 @@
 // rp2040js needs the chip's boot ROM, which neither it nor this project ships: a local prerequisite, as
 // the Pico SDK is, named by RP2040_BOOTROM (a file of 16 KB: the ROM as little-endian words, e.g. revision
 // B1 from wokwi/rp2040js demo/bootrom.ts, built from raspberrypi/pico-bootrom).
+import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { Simulator, USBCDC } from 'rp2040js';
-import type { Logger } from 'rp2040js';
+import { join } from 'node:path';
+import { BasePeripheral, Simulator, USBCDC } from 'rp2040js';
+import type { Logger, RP2040 } from 'rp2040js';
 
 const FLASH_BASE = 0x10000000;
 const UF2_MAGIC = [0x0a324655, 0x9e5d5157];
@@ -63,6 +66,36 @@ function emulateFlashWrites(simulator: Simulator): void {
   };
 }
 
+/** Where the ROSC (ring oscillator) lives, as rp2040js keys its peripherals, and its RANDOMBIT register. */
+const ROSC_BASE = 0x40060;
+const ROSC_RANDOMBIT = 0x1c;
+
+/**
+ * The ring oscillator as rp2040js lacks it: its RANDOMBIT register gives a random bit, as the real one
+ * gives the oscillator's jitter (RP2040 datasheet, 2.17.5). rp2040js leaves the ROSC unimplemented,
+ * every register reading 0xffffffff (enabled, and a random bit stuck at 1): the chip would draw the same
+ * "random" numbers at every boot, being deterministic. Every other register reads as it did.
+ */
+class RandomRosc extends BasePeripheral {
+  constructor(rp2040: RP2040) {
+    super(rp2040, 'ROSC_BASE');
+  }
+
+  override readUint32(offset: number): number {
+    return offset === ROSC_RANDOMBIT ? randomInt(2) : 0xffffffff;
+  }
+
+  override writeUint32(): void {}
+}
+
+/** The address of `symbol`'s code in the ELF (arm-none-eabi-nm; a Thumb function's bit 0 cleared). */
+export function symbolAddress(gccRoot: string, elf: string, symbol: string): number {
+  const run = spawnSync(join(gccRoot, 'bin', 'arm-none-eabi-nm'), [elf], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const line = run.stdout.split('\n').find((l) => l.endsWith(' ' + symbol));
+  if (line === undefined) throw new Error(symbol + ' is not in ' + elf);
+  return parseInt(line.split(' ')[0], 16) & ~1;
+}
+
 /** The emulator's complaints, kept rather than printed (it logs every SEV and USB transfer at info level). */
 class QuietLogger implements Logger {
   readonly problems: string[] = [];
@@ -89,10 +122,18 @@ export class Rp2040Run {
   private readonly logger = new QuietLogger();
   private partial = '';
 
-  /** `flash`: what an earlier run left in flash (littlefs included), for a chip that restarts after a power cut. */
-  constructor(bootrom: string, uf2: string, flash?: Uint8Array) {
+  /** The chip's time (ms) of every call of the watched function, when one was given. */
+  readonly calls: number[] = [];
+
+  /**
+   * `flash`: what an earlier run left in flash (littlefs included), for a chip that restarts after a power
+   * cut. `options.entropy`: the ring oscillator gives random bits (RandomRosc). `options.watch`: the
+   * address of a function whose calls `calls` records.
+   */
+  constructor(bootrom: string, uf2: string, flash?: Uint8Array, options: { entropy?: boolean; watch?: number } = {}) {
     const mcu = this.simulator.rp2040;
     mcu.logger = this.logger;
+    if (options.entropy) mcu.peripherals[ROSC_BASE] = new RandomRosc(mcu);
     const rom = readFileSync(bootrom);
     mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
     if (flash !== undefined) mcu.flash.set(flash);
@@ -103,8 +144,18 @@ export class Rp2040Run {
     cdc.onSerialData = (bytes) => this.take(Buffer.from(bytes).toString('latin1'));
     mcu.uart[0].onByte = (byte) => this.take(String.fromCharCode(byte));
     emulateFlashWrites(this.simulator);
+    if (options.watch !== undefined) this.watch(options.watch);
     mcu.core.PC = FLASH_BASE;
     this.simulator.execute();
+  }
+
+  private watch(address: number): void {
+    const core = this.simulator.rp2040.core;
+    const execute = core.executeInstruction.bind(core);
+    core.executeInstruction = (): number => {
+      if (core.PC === address) this.calls.push(this.simulator.clock.nanos / 1e6);
+      return execute();
+    };
   }
 
   /** The 12-bit reading the emulated ADC gives on input `channel` (4: the temperature sensor). */

@@ -63,10 +63,14 @@ export class Simulator {
   private waiters: (() => void)[] = [];
   private exited = false;
 
-  constructor(sdk: Sdk, library: string) {
+  /**
+   * `configHome`: the XDG_CONFIG_HOME of this run. mcsim copies the library it runs into the user's config
+   * directory, so two simulators started together with the same one can load each other's build.
+   */
+  constructor(sdk: Sdk, library: string, configHome?: string) {
     // stdbuf: mcsim's standard output is a pipe here, and a killed process would lose its buffer.
     this.child = spawn('xvfb-run', ['-a', 'stdbuf', '-oL', 'mcsim', library], {
-      env: { ...process.env, PATH: sdk.path },
+      env: { ...process.env, PATH: sdk.path, ...(configHome === undefined ? {} : { XDG_CONFIG_HOME: configHome }) },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -84,6 +88,11 @@ export class Simulator {
       this.exited = true;
       for (const wake of this.waiters.splice(0)) wake();
     });
+  }
+
+  /** Whether mcsim still runs: an XS abort (memory full, an exception nobody caught) ends it. */
+  get alive(): boolean {
+    return !this.exited;
   }
 
   /** The trace without the instruments lines. */

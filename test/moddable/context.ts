@@ -73,9 +73,9 @@ export interface AdapterScenario {
 }
 
 /** The engine's own UTF-8 decoder, as the device's is XS's String.fromArrayBuffer: both are native. */
-const decode = (bytes: ArrayBuffer): string => {
-  const fromArrayBuffer = (String as { fromArrayBuffer?: (b: ArrayBuffer) => string }).fromArrayBuffer;
-  return fromArrayBuffer !== undefined ? fromArrayBuffer(bytes) : new TextDecoder().decode(bytes);
+const decode = (bytes: ArrayBuffer, length: number): string => {
+  const fromArrayBuffer = (String as { fromArrayBuffer?: (b: ArrayBuffer, offset: number, length: number) => string }).fromArrayBuffer;
+  return fromArrayBuffer !== undefined ? fromArrayBuffer(bytes, 0, length) : new TextDecoder().decode(new Uint8Array(bytes, 0, length));
 };
 
 function createAdapterContext(link: Link, disk: DiskLink, url: string): AdapterContext {

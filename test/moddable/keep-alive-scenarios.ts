@@ -140,6 +140,14 @@ export const keepAliveScenarios: AdapterScenario[] = [
     },
   },
   {
+    name: 'keep-alive: an answer longer than the request allows is garbled: nothing held past the bound, the connection dropped',
+    async run(ctx) {
+      const outcome = await failsThenRecovers(ctx, {}, { ...lastFeedsOf(ctx, [R.counterA, R.counterB, R.label]), maxResponseBytes: 16 });
+      equal(outcome, { kind: 'network', maybeDelivered: true, message: 'answer longer than 16 bytes (garbled): connection dropped' }, 'outcome');
+      return outcome;
+    },
+  },
+  {
     name: 'keep-alive: a refusal keeps its status and Retry-After, and the connection',
     async run(ctx) {
       await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '7' } });
@@ -147,6 +155,8 @@ export const keepAliveScenarios: AdapterScenario[] = [
       const result = await send(createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]));
       ok(result.kind === 'response', 'a response, not ' + result.kind);
       equal([result.status, result.retryAfter], [429, '7'], '[status, Retry-After]');
+      ok(typeof result.date === 'string' && result.date.endsWith(' GMT'), 'the answer\'s Date passed through');
+      equal(result.location, null, 'no Location');
       await send(lastFeedsOf(ctx, [R.counterA]));
       equal(device.connections, 1, 'connections');
       return result.status;

@@ -2,7 +2,8 @@
 // tsconfig.json included), so a module added to the core or the adapter must be added there too, or the
 // device build fails to link ("module not found"). This checks it without the SDK: the modules the
 // manifests name are exactly those the firmware, the adapter's entry and the core's entry reach through
-// imports that stay in the compiled code (not `import type`).
+// imports that stay in the compiled code (not `import type`). A module declared by a `.d.ts` is native
+// on every target: each platform's section maps it to a JavaScript file and its C.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,9 @@ function reached(entries: string[]): string[] {
       const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
       const bindings = clause?.namedBindings;
       if (clause && !clause.name && bindings && ts.isNamedImports(bindings) && bindings.elements.every((e) => e.isTypeOnly)) continue;
-      visit(relative(ROOT, resolve(ROOT, dirname(file), specifier.text + '.ts')));
+      const path = relative(ROOT, resolve(ROOT, dirname(file), specifier.text));
+      if (existsSync(join(ROOT, path + '.d.ts'))) seen.add(path + '.d.ts');
+      else visit(path + '.ts');
     }
   };
   entries.forEach(visit);
@@ -54,7 +57,10 @@ function listed(manifest: string, platform: string): { files: string[]; notPrelo
   const notPreloaded: string[] = [];
   for (const [name, path] of sections.flatMap((s) => Object.entries(s.modules ?? {}))) {
     if (!name.startsWith('feed-agent/')) continue;
-    files.push(relative(ROOT, resolve(ROOT, dirname(manifest), path + '.ts')));
+    const file = relative(ROOT, resolve(ROOT, dirname(manifest), path));
+    // A native module (JavaScript and C) on every target stands for the declaration under its name.
+    const declared = name.slice('feed-agent/'.length) + '.d.ts';
+    files.push(existsSync(join(ROOT, file + '.c')) && existsSync(join(ROOT, declared)) ? declared : file + '.ts');
     if (!preload.includes(name)) notPreloaded.push(name);
   }
   return { files, notPreloaded };
@@ -83,5 +89,13 @@ describe('the Moddable manifests', () => {
     const base = join(ROOT, 'platforms/moddable/rp2040/temperature-adc');
     expect(existsSync(base + '.c')).toBe(true);
     expect(readFileSync(base + '.js', 'utf8')).toContain('export { readTemperatureAdc };');
+  });
+
+  it.each([['esp32', 'esp32'], ['pico/pico_w', 'rp2040'], ['lin', 'lin']])('seed the agent on %s from a native module of its own (JavaScript and C)', (platform, folder) => {
+    const m = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as { platforms: Record<string, Section> };
+    expect(m.platforms[platform].modules?.['feed-agent/platforms/moddable/firmware/hardware-seed']).toBe('./platforms/moddable/' + folder + '/hardware-seed');
+    const base = join(ROOT, 'platforms/moddable', folder, 'hardware-seed');
+    expect(readFileSync(base + '.c', 'utf8')).toContain('void xs_feedagent_hardware_seed(xsMachine *the)');
+    expect(readFileSync(base + '.js', 'utf8')).toContain('function hardwareSeed() @ "xs_feedagent_hardware_seed";');
   });
 });

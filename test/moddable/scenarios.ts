@@ -121,12 +121,22 @@ export const adapterScenarios: AdapterScenario[] = [
     },
   },
   {
+    name: 'http: an answer longer than the request allows is garbled: nothing held past the bound, the request closed',
+    async run(ctx) {
+      const result = await exchange(ctx.device(), { ...lastFeedsOf(ctx, [R.counterA, R.counterB, R.label]), maxResponseBytes: 16 });
+      equal(failure(result), { kind: 'network', maybeDelivered: true, message: 'answer longer than 16 bytes (garbled): connection dropped' }, 'outcome');
+      return failure(result);
+    },
+  },
+  {
     name: 'http: a refusal keeps its status and Retry-After',
     async run(ctx) {
       await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '7' } });
       const result = await exchange(ctx.device(), createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]));
       ok(result.kind === 'response', 'a response, not ' + result.kind);
       equal([result.status, result.retryAfter], [429, '7'], '[status, Retry-After]');
+      ok(typeof result.date === 'string' && result.date.endsWith(' GMT'), 'the answer\'s Date passed through');
+      equal(result.location, null, 'no Location');
       return result.status;
     },
   },

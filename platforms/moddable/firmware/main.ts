@@ -17,6 +17,7 @@ import { firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
 import { statusLine } from './status';
 import { readTemperatureAdc } from './temperature-adc';
+import { hardwareSeed } from './hardware-seed';
 
 function say(text: string): void {
   trace('feed-agent: ' + text + '\n');
@@ -54,7 +55,8 @@ export default function main(): void {
   const actuators = firmwareActuators(settings, sources);
   let agent: Agent;
   try {
-    agent = createAgent(host, { url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, uplink: { queue: settings.queue } });
+    // Seeded from the board: its waits differ from every other device's and from its own last boot's.
+    agent = createAgent(host, { url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, uplink: { queue: settings.queue }, seed: hardwareSeed() });
   } catch (e) {
     return say(errorText(e));
   }

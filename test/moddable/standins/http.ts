@@ -8,9 +8,11 @@
 // - a refused connection throws "write failed" from the first write (lin's socket) or ends in message
 //   -2 (lwip's), as `refusal` says; so does the write of the last fragment with `failLastWrite`; a status line of fewer than three parts throws "unexpected status
 //   format"; an answer shorter than its Content-Length ends in message -2;
-// - `response: ArrayBuffer` gives the whole body at message 5; every message after `close()` is dropped.
+// - without `response`, the body comes as message 4 with the count that arrived (at most a socket
+//   buffer's), which must be read with `read` inside it, then message 5; every message after `close()`
+//   is dropped.
 import type { RequestClass, RequestOptions, SdkRequest } from '../../../platforms/moddable/sdk';
-import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, STATUS } from '../../../platforms/moddable/sdk';
+import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../../../platforms/moddable/sdk';
 import type { RawOutcome } from '../../scenarios/protocol';
 import { bytesOf, latin1, utf8Bytes } from './bytes';
 
@@ -52,17 +54,26 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
     private head = '';
     private body = '';
     private answer: RawOutcome | null = null;
+    /** The body's bytes of the fragment being offered (message 4). */
+    private fragmentBytes = '';
 
     constructor(private readonly d: RequestOptions) {
       // As a resolver or socket would throw in the constructor: nothing but loopback is reachable here.
       if (d.host !== '127.0.0.1') throw new Error('cannot resolve ' + d.host);
       if (d.Socket !== undefined) throw new Error('the stand-in has no TLS');
-      if (d.body !== true || d.response !== ArrayBuffer) throw new Error('the adapter streams the body and takes the answer whole');
+      if (d.body !== true || 'response' in d) throw new Error('the adapter streams the body and reads the answer fragment by fragment');
       this.socket = { callback: (message, value) => this.event(message, value) };
       void options.wire.connects(d.port).then((connected) => {
         if (connected || options.refusal === 'throw') this.socket.callback(CONNECTED, connected);
         else this.socket.callback(ERROR);
       });
+    }
+
+    read(type: typeof ArrayBuffer, count: number): ArrayBuffer | undefined {
+      if (type !== ArrayBuffer) throw new Error('the stand-in reads ArrayBuffers only');
+      const piece = this.fragmentBytes.slice(0, count);
+      this.fragmentBytes = this.fragmentBytes.slice(piece.length);
+      return bytesOf(piece);
     }
 
     close(): void {
@@ -136,16 +147,22 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
         this.callback(HEADER, name, data);
         if (name === 'content-length') length = parseInt(data);
       }
-      const body = answer.bytes.slice(end + 4);
+      let body = answer.bytes.slice(end + 4);
+      if (length >= 0) body = body.slice(0, length);
+      // In the socket buffer's fragments, each read inside its message, as http.js offers them.
+      for (let at = 0; at < body.length && !this.closed; at += room) {
+        this.fragmentBytes = body.slice(at, at + room);
+        this.callback(RESPONSE_FRAGMENT, this.fragmentBytes.length);
+      }
       if (this.closed) return;
       if (length >= 0 ? body.length < length : answer.broken) return this.finish(ERROR);
-      this.finish(RESPONSE_COMPLETE, bytesOf(length >= 0 ? body.slice(0, length) : body));
+      this.finish(RESPONSE_COMPLETE);
     }
 
-    private finish(message: number, value?: ArrayBuffer): void {
+    private finish(message: number): void {
       if (this.closed) return;
       try {
-        this.callback(message, value);
+        this.callback(message);
       } finally {
         this.close();
       }
