@@ -25,8 +25,9 @@ import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
  * When written records are forced from the OS to the disk. A record is handed to the OS before `append`
  * returns under every policy, so killing the process loses nothing; the policy only matters for a power cut.
  * - `always`: fdatasync before `append`/`ack` returns. A power cut loses nothing that returned.
- * - `interval` (default): fdatasync at most `fsyncIntervalMs` after a write. A power cut loses at most the
- *   records of about the last interval.
+ * - `interval` (default): fdatasync at most `fsyncIntervalMs` after a write, or as soon as `fsyncRecords`
+ *   records wait unsynced, whichever comes first. A power cut loses at most the records of about the last
+ *   interval, and never more than `fsyncRecords` of them.
  * - `never`: the OS writes back when it likes (Linux: within about 30 s). A power cut can lose anything not
  *   yet written back, and after one, acknowledged samples may come back (sent twice).
  */
@@ -37,6 +38,11 @@ export interface DurableQueueOptions {
   fsync?: FsyncPolicy;
   /** With `interval`: the longest a written record stays unsynced. Default 1000 ms. */
   fsyncIntervalMs?: number;
+  /**
+   * With `interval`: the most records written since the last sync; the write that reaches it syncs before
+   * it returns. Default 1000: at a high rate (a gateway's device) a power cut loses at most this many.
+   */
+  fsyncRecords?: number;
   /** A new segment file is begun when a sample would take the current one past this. Default 1 MiB. */
   segmentBytes?: number;
   /** An append that would take the log past this throws (the core then keeps the sample in memory only). Default 16 MiB. */
@@ -55,6 +61,8 @@ export interface DurableQueueStats {
   /** Bytes of torn tail cut off the newest segment when the queue was opened. */
   truncatedBytes: number;
   syncs: number;
+  /** Records (samples and checkpoints) handed to the OS since the last sync: what a power cut could take now. */
+  unsynced: number;
   /** Acks that could not be written; their samples come back after a restart unless a later ack is written. */
   ackFailures: number;
   /** Why the queue refuses all writes since a failed fsync, or null. */
@@ -106,7 +114,8 @@ class SegmentLog implements DurableQueue {
   /** The highest ack known to be on disk: segments are deleted only up to it. */
   private durableAcked = 0;
   private next = 1;
-  private dirty = false;
+  /** Records written since the last sync. */
+  private unsynced = 0;
   private dirDirty = false;
   private lastSync = performance.now();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -210,6 +219,7 @@ class SegmentLog implements DurableQueue {
       skippedRecords: this.skipped,
       truncatedBytes: this.truncated,
       syncs: this.syncs,
+      unsynced: this.unsynced,
       ackFailures: this.ackFailures,
       failure: this.failure === null ? null : this.failure.message,
     };
@@ -254,7 +264,7 @@ class SegmentLog implements DurableQueue {
   }
 
   private roll(): void {
-    if (this.dirty && this.settings.fsync !== 'never') this.sync();
+    if (this.unsynced > 0 && this.settings.fsync !== 'never') this.sync();
     closeSync(this.fd);
     this.startSegment(this.active().id + 1);
   }
@@ -279,7 +289,7 @@ class SegmentLog implements DurableQueue {
     }
     segment.bytes += line.length;
     this.bytes += line.length;
-    this.dirty = true;
+    this.unsynced++;
   }
 
   private afterWrite(): void {
@@ -289,7 +299,7 @@ class SegmentLog implements DurableQueue {
         break;
       case 'interval': {
         const waited = performance.now() - this.lastSync;
-        if (waited >= this.settings.fsyncIntervalMs) this.sync();
+        if (waited >= this.settings.fsyncIntervalMs || this.unsynced >= this.settings.fsyncRecords) this.sync();
         else if (this.timer === null) {
           this.timer = setTimeout(() => this.syncLater(), this.settings.fsyncIntervalMs - waited);
           this.timer.unref();
@@ -315,7 +325,7 @@ class SegmentLog implements DurableQueue {
 
   private sync(): void {
     try {
-      if (this.dirty) {
+      if (this.unsynced > 0) {
         fdatasyncSync(this.fd);
         this.syncs++;
       }
@@ -325,7 +335,7 @@ class SegmentLog implements DurableQueue {
       this.failure = asError(e);
       throw e;
     }
-    this.dirty = false;
+    this.unsynced = 0;
     this.dirDirty = false;
     this.lastSync = performance.now();
     this.durableAcked = this.acked;
@@ -363,12 +373,14 @@ function settingsOf(options: DurableQueueOptions): Settings {
   const settings: Settings = {
     fsync: options.fsync ?? 'interval',
     fsyncIntervalMs: options.fsyncIntervalMs ?? 1000,
+    fsyncRecords: options.fsyncRecords ?? 1000,
     segmentBytes: options.segmentBytes ?? MIB,
     maxBytes: options.maxBytes ?? 16 * MIB,
   };
   const problems: string[] = [];
   if (!['always', 'interval', 'never'].includes(settings.fsync)) problems.push('fsync: expected "always", "interval" or "never"');
   if (!(Number.isFinite(settings.fsyncIntervalMs) && settings.fsyncIntervalMs > 0)) problems.push('fsyncIntervalMs: expected a number > 0');
+  if (!(Number.isSafeInteger(settings.fsyncRecords) && settings.fsyncRecords > 0)) problems.push('fsyncRecords: expected an integer > 0');
   if (!(Number.isSafeInteger(settings.segmentBytes) && settings.segmentBytes > 0)) problems.push('segmentBytes: expected an integer > 0');
   if (!(Number.isSafeInteger(settings.maxBytes) && settings.maxBytes >= settings.segmentBytes)) {
     problems.push('maxBytes: expected an integer ≥ segmentBytes');
