@@ -1,5 +1,6 @@
 // The feed-agent command line: `feed-agent <command> [options]`. A command is one import and one entry
 // in COMMANDS; each parses its own options and prints its own help.
+import { gateway } from './gateway';
 import { serve } from './serve';
 import { simulate } from './simulate';
 import { EXIT_USAGE, UsageError } from './usage';
@@ -13,7 +14,7 @@ interface Command {
   run(args: string[]): Promise<void>;
 }
 
-const COMMANDS: Record<string, Command> = { serve, simulate };
+const COMMANDS: Record<string, Command> = { serve, simulate, gateway };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);

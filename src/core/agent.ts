@@ -4,7 +4,7 @@ import type { Host, LogLevel, QueueStorage, SampleValue } from './host';
 import type { AgentConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
-import { FeedError, errorText, redact } from './errors';
+import { FeedError, errorText, isAuthError, redact } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
@@ -168,7 +168,8 @@ class FeedAgent implements Agent {
     const failure = await this.lookupOnce();
     // stop() came while the lookup was out, and has closed what start() opened.
     if (this.state !== 'new') return;
-    if (failure instanceof MissingResourceError || (failure instanceof FeedError && !failure.retryable)) {
+    const held = this.config.holdOnRefusedToken === true && isAuthError(failure);
+    if (failure instanceof MissingResourceError || (failure instanceof FeedError && !failure.retryable && !held)) {
       this.state = 'stopped';
       this.host.storage?.close?.();
       throw failure instanceof MissingResourceError ? new ConfigError([failure.message]) : failure;

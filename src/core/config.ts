@@ -95,6 +95,13 @@ export interface AgentConfig {
   keepAliveMs?: number;
   /** How often the start-up lookup of the resources is retried while the service is unreachable. */
   lookupRetryMs?: number;
+  /**
+   * start() does not reject when the service refuses the token: the agent starts, keeps every sample it
+   * accepts, and tries again as it does when the token is refused later (`uplink.authRetryMs`). For a
+   * program serving many devices (the gateway), where one refused token must not keep a device's
+   * readings out. Default false.
+   */
+  holdOnRefusedToken?: boolean;
   /** Seeds the agent's jitter; tests fix it, devices leave it out. */
   seed?: number;
   onSetAside?: (item: SetAside) => void;
@@ -184,6 +191,7 @@ const TOP: Record<string, Check> = Object.freeze({
   uplink: apart,
   keepAliveMs: period,
   lookupRetryMs: period,
+  holdOnRefusedToken: boolean,
   seed: expect('a number', (v) => typeof v === 'number' && isFinite(v)),
   onSetAside: fn,
 });

@@ -1,0 +1,204 @@
+// One service device behind the gateway: its agent, its durable queue, and its presence, which follows
+// the field device. Readings come in through `offer` (from MQTT or Modbus); commands go out through the
+// agent's actuators to what the gateway wires in (`CommandOut`).
+import { join } from 'node:path';
+
+import { createAgent } from '../core/agent';
+import type { Agent, AgentStats } from '../core/agent';
+import type { ActuatorConfig } from '../core/config';
+import type { Host, HttpRequest, LogLevel, SampleValue } from '../core/host';
+import { createNodeHost } from '../../platforms/node/host';
+import { openDurableQueue } from '../../platforms/node/durable-queue';
+import type { DeviceConfig, GatewayConfig } from './config';
+import type { RequestFn } from './pacing';
+
+/** What became of a reading offered to a device. */
+export type Offer = 'stored' | 'full' | 'not-running' | { refused: string };
+
+export interface DeviceStats {
+  name: string;
+  publicKey: string;
+  /** starting, running, stopped, or failed (the service refused its config: resources it does not have). */
+  state: 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+  /** Presence is kept alive: a source was heard within `silenceS`, and no last will came since. */
+  present: boolean;
+  queued: number;
+  /** Readings queued (and written to the durable queue) in this run. */
+  accepted: number;
+  delivered: number;
+  setAside: number;
+  /** Readings that could not be queued and are gone: a Modbus reading while the queue was full. */
+  lost: number;
+  /** Readings refused before queuing (outside the subtype's range, not of its pattern). */
+  refused: number;
+  /** Age of the oldest queued reading in ms; -1 when none. */
+  oldestAgeMs: number;
+  /** The service refuses the token: this device sends nothing until it is accepted again. */
+  authPaused: boolean;
+  /** Commands applied to the field, and those that failed or timed out (30 s). */
+  commands: number;
+  commandErrors: number;
+  /** Samples sent again without knowing whether the service had stored them (README, Guarantees). */
+  unresolved: number;
+  lastError: string | null;
+}
+
+/** Sends an actuator's new value to the field; resolves once the field has it (a PUBACK, a write answered). */
+export type CommandOut = (value: SampleValue) => Promise<void>;
+
+/** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
+const AUTH_RETRY_MS = 60_000;
+/** How often presence is checked against the silence limit. */
+const PRESENCE_CHECK_MS = 1000;
+
+export class GatewayDevice {
+  private readonly agent: Agent;
+  private state: DeviceStats['state'] = 'starting';
+  private heardAt = performance.now();
+  /** The queue's `droppedOverflow` as last seen, and how many of those readings will come again. */
+  private dropped = 0;
+  private comesAgain = 0;
+  private present = true;
+  private readonly presenceTimer: ReturnType<typeof setInterval>;
+  private finalStats: AgentStats | null = null;
+
+  constructor(
+    readonly config: DeviceConfig,
+    gateway: Pick<GatewayConfig, 'queue' | 'service'>,
+    request: RequestFn,
+    private readonly log: (line: string) => void,
+    commandOut: (resource: number) => CommandOut,
+  ) {
+    const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), { fsync: gateway.queue.fsync, fsyncIntervalMs: gateway.queue.fsyncIntervalMs });
+    const node = createNodeHost({ storage, log: (level, message) => this.agentLog(level, message) });
+    // While the field device is silent, every request says `silent=true`: its queue still drains, and
+    // the platform lets its presence lapse.
+    const host: Host = { ...node, request: (req) => request(this.present ? req : silenced(req)) };
+    const actuators: ActuatorConfig[] = [];
+    for (const r of config.resources) {
+      if (r.command === undefined) continue;
+      const send = commandOut(r.id);
+      actuators.push({
+        resource: r.id,
+        every: r.command.everyMs,
+        handle: async (value) => {
+          await send(value);
+          this.log(`${config.name}: resource ${r.id}: command ${JSON.stringify(value)} sent to the field`);
+        },
+      });
+    }
+    this.agent = createAgent(host, {
+      url: gateway.service.url,
+      publicKey: config.publicKey,
+      token: config.token,
+      resources: config.resources.filter((r) => r.command === undefined).map((r) => r.id),
+      actuators,
+      holdOnRefusedToken: true,
+      // A full queue refuses the newest reading: MQTT then holds back its acknowledgement, so the broker
+      // keeps the message, and nothing the durable queue holds is ever evicted.
+      uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, authRetryMs: AUTH_RETRY_MS },
+    });
+    this.presenceTimer = setInterval(() => this.checkPresence(), PRESENCE_CHECK_MS).unref();
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get phase(): DeviceStats['state'] {
+    return this.state;
+  }
+
+  /** Starts the agent; never rejects: a device the service refuses is logged and marked failed. */
+  async start(): Promise<void> {
+    try {
+      await this.agent.start();
+      if (this.state === 'starting') this.state = 'running';
+    } catch (e) {
+      this.state = 'failed';
+      clearInterval(this.presenceTimer);
+      this.log(`${this.name}: not started: ${(e as Error).message}`);
+    }
+  }
+
+  /** Stops the agent, delivering what is queued within `timeoutMs`; what is left stays in its durable queue. */
+  async stop(timeoutMs: number): Promise<void> {
+    clearInterval(this.presenceTimer);
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    this.state = 'stopping';
+    this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
+    this.state = 'stopped';
+  }
+
+  /** A reading for one of its resources. 'full': nothing was queued, try again later. */
+  offer(resource: number, value: SampleValue): Offer {
+    if (this.state !== 'running') return 'not-running';
+    // The common case costs one call: the stats are read only when the reading was not queued.
+    if (this.agent.record(resource, value)) return 'stored';
+    const s = this.agent.stats();
+    if (s.droppedOverflow > this.dropped) {
+      this.dropped = s.droppedOverflow;
+      return 'full';
+    }
+    return { refused: s.lastError ?? 'refused' };
+  }
+
+  /** A reading refused by a full queue will come again (MQTT holds its acknowledgement): it is not lost. */
+  willComeAgain(): void {
+    this.comesAgain++;
+  }
+
+  /** A source of this device was heard: presence is kept alive again. */
+  heard(): void {
+    this.heardAt = performance.now();
+    if (!this.present) {
+      this.present = true;
+      this.log(`${this.name}: heard from again, presence kept alive`);
+    }
+  }
+
+  /** The field device's last will came: presence lapses at once. */
+  gone(): void {
+    this.heardAt = -Infinity;
+    this.checkPresence();
+  }
+
+  stats(): DeviceStats {
+    const s = this.finalStats ?? this.agent.stats();
+    return {
+      name: this.name,
+      publicKey: this.config.publicKey,
+      state: this.state,
+      present: this.present,
+      queued: s.queued,
+      accepted: s.accepted,
+      delivered: s.sent,
+      setAside: s.setAside,
+      lost: s.droppedOverflow - this.comesAgain,
+      refused: s.rejectedInvalid,
+      oldestAgeMs: s.oldestAgeMs,
+      authPaused: s.authPaused,
+      commands: s.commands,
+      commandErrors: s.commandErrors,
+      unresolved: s.unresolved,
+      lastError: s.lastError,
+    };
+  }
+
+  private checkPresence(): void {
+    if (!this.present || performance.now() - this.heardAt < this.config.silenceMs) return;
+    this.present = false;
+    const why = this.heardAt === -Infinity ? 'its last will came' : `silent for ${Math.round(this.config.silenceMs / 1000)} s`;
+    this.log(`${this.name}: ${why}: presence no longer kept alive (its queue still drains)`);
+  }
+
+  private agentLog(level: LogLevel, message: string): void {
+    if (level !== 'debug') this.log(`${this.name}: ${level}: ${message}`);
+  }
+}
+
+/** The request with `silent=true`: it does not keep presence alive. */
+function silenced(req: HttpRequest): HttpRequest {
+  if (/[?&]silent=/.test(req.url)) return req;
+  return { ...req, url: req.url + (req.url.includes('?') ? '&' : '?') + 'silent=true' };
+}

@@ -1,0 +1,225 @@
+// Modbus TCP in (and commands out): each configured register is polled on its own schedule and its
+// reading offered to its device. One connection per Modbus device ("source"), its requests one at a
+// time. A device that does not answer is reconnected with backoff; a register whose read fails is tried
+// again after a backoff of its own, while the other registers keep their schedule.
+import type ModbusRTU from 'modbus-serial';
+
+import type { SampleValue } from '../core/host';
+import type { CommandOut, ModbusInput, ModbusSourceConfig } from './config';
+import type { GatewayDevice } from './device';
+import { Once } from './once';
+import type { ModbusLib } from './peers';
+import { decodeWords, encodeWords, scaled, wordsOf } from './registers';
+import type { ModbusPeerStats, SourceStats } from './stats';
+
+export interface ModbusPoll {
+  input: ModbusInput;
+  resource: number;
+  device: () => GatewayDevice | undefined;
+  stats: SourceStats;
+}
+
+type ModbusOut = Extract<CommandOut, { modbus: unknown }>['modbus'];
+
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_CAP_MS = 30_000;
+
+export class ModbusIn {
+  private readonly peers = new Map<string, Peer>();
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private generation = 0;
+  private stopped = false;
+  private readonly once: Once;
+
+  constructor(
+    lib: ModbusLib,
+    private readonly configs: ModbusSourceConfig[],
+    log: (line: string) => void,
+  ) {
+    this.once = new Once(log);
+    for (const c of configs) this.peers.set(c.name, new Peer(lib, c, log));
+  }
+
+  samePeers(configs: ModbusSourceConfig[]): boolean {
+    return JSON.stringify(configs) === JSON.stringify(this.configs);
+  }
+
+  /** Replaces the polling schedule (after a start or a reload). */
+  schedule(polls: ModbusPoll[]): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    const generation = ++this.generation;
+    polls.forEach((poll, i) => {
+      let failures = 0;
+      const tick = async (): Promise<void> => {
+        if (this.stopped || generation !== this.generation) return;
+        const ok = await this.poll(poll);
+        failures = ok ? 0 : failures + 1;
+        const wait = ok ? poll.input.everyMs : Math.min(BACKOFF_CAP_MS, Math.max(poll.input.everyMs, BACKOFF_FIRST_MS * 2 ** Math.min(failures - 1, 10)));
+        if (!this.stopped && generation === this.generation) this.timers[i] = setTimeout(tick, wait);
+      };
+      // Spread the first reads over the period, so that registers of one device do not all ask at once.
+      this.timers[i] = setTimeout(tick, Math.random() * Math.min(poll.input.everyMs, 1000));
+    });
+  }
+
+  /** Writes an actuator's new value; resolves once the device answered the write. */
+  async write(out: ModbusOut, value: SampleValue): Promise<void> {
+    const peer = this.peers.get(out.source) as Peer;
+    const number = typeof value === 'boolean' ? (value ? 1 : 0) : Number(value);
+    if (out.kind === 'coil') {
+      await peer.run((c) => c.writeCoil(out.address, number !== 0));
+    } else {
+      const words = encodeWords((number - out.offset) / out.scale, out.type, out.wordOrder);
+      await peer.run((c) => c.writeRegisters(out.address, words));
+    }
+  }
+
+  stats(): ModbusPeerStats[] {
+    return [...this.peers.values()].map((p) => p.stats());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    await Promise.all([...this.peers.values()].map((p) => p.close()));
+  }
+
+  /** One read of one register; true when it answered. */
+  private async poll(poll: ModbusPoll): Promise<boolean> {
+    const { input, stats } = poll;
+    const peer = this.peers.get(input.source) as Peer;
+    const where = `${input.source} ${input.kind} ${input.address}`;
+    let value: number | boolean;
+    try {
+      value = await peer.run((c) => read(c, input));
+    } catch (e) {
+      stats.readErrors++;
+      // Once per register and kind of failure: numbers (a wait, a port) do not make another kind.
+      this.once.say(`read:${where}:${(e as Error).message.replace(/\d+/g, 'N')}`, `${poll.device()?.name ?? '?'}: resource ${poll.resource}: modbus ${where}: read failed: ${(e as Error).message} (counted; retried with backoff)`);
+      return false;
+    }
+    stats.messagesIn++;
+    stats.lastSeen = Date.now();
+    const device = poll.device();
+    if (device === undefined) return true;
+    device.heard();
+    const offer = device.offer(poll.resource, value);
+    if (offer === 'full') {
+      this.once.say(`full:${device.name}`, `${device.name}: queue full: Modbus readings are lost until there is room (counted)`);
+    } else if (typeof offer === 'object') {
+      stats.refused++;
+      this.once.say(`refused:${where}`, `${device.name}: modbus ${where}: ${offer.refused} (counted; logged once per register)`);
+    }
+    return true;
+  }
+}
+
+async function read(c: ModbusRTU, input: ModbusInput): Promise<number | boolean> {
+  switch (input.kind) {
+    case 'coil':
+      return (await c.readCoils(input.address, 1)).data[0];
+    case 'discrete-input':
+      return (await c.readDiscreteInputs(input.address, 1)).data[0];
+    case 'input-register':
+      return scaled(decodeWords((await c.readInputRegisters(input.address, wordsOf(input.type))).data, input.type, input.wordOrder), input.scale, input.offset);
+    case 'holding-register':
+      return scaled(decodeWords((await c.readHoldingRegisters(input.address, wordsOf(input.type))).data, input.type, input.wordOrder), input.scale, input.offset);
+  }
+}
+
+/** One Modbus TCP device: its connection, reconnected with backoff, and its requests, one at a time. */
+class Peer {
+  private client: ModbusRTU | null = null;
+  private connecting: Promise<ModbusRTU> | null = null;
+  private nextTryAt = 0;
+  private backoffMs = BACKOFF_FIRST_MS;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readErrors = 0;
+  private lastError: string | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly lib: ModbusLib,
+    private readonly config: ModbusSourceConfig,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Runs `fn` on the connection after the requests before it; rejects when the device is unreachable. */
+  run<T>(fn: (c: ModbusRTU) => Promise<T>): Promise<T> {
+    const result = this.chain.then(async () => {
+      const client = await this.connection();
+      try {
+        return await fn(client);
+      } catch (e) {
+        this.readErrors++;
+        this.lastError = (e as Error).message;
+        // A lost connection (not an exception the device answered with) is opened again.
+        if (!client.isOpen) this.drop(client);
+        throw e;
+      }
+    });
+    this.chain = result.catch(() => {});
+    return result;
+  }
+
+  stats(): ModbusPeerStats {
+    return { name: this.config.name, connected: this.client?.isOpen ?? false, readErrors: this.readErrors, lastError: this.lastError };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = null;
+    if (client !== null) await new Promise<void>((done) => client.close(() => done()));
+  }
+
+  private connection(): Promise<ModbusRTU> {
+    if (this.closed) return Promise.reject(new Error('closed'));
+    if (this.client?.isOpen) return Promise.resolve(this.client);
+    if (this.connecting !== null) return this.connecting;
+    const wait = this.nextTryAt - performance.now();
+    if (wait > 0) return Promise.reject(new Error(`not connected to ${this.address()} (next try in ${Math.ceil(wait / 1000)} s)`));
+    this.connecting = this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<ModbusRTU> {
+    const client = new this.lib();
+    try {
+      await withTimeout(client.connectTCP(this.config.host, { port: this.config.port }), this.config.timeoutMs, 'connect timed out');
+    } catch (e) {
+      client.close(() => {});
+      this.lastError = (e as Error).message;
+      this.nextTryAt = performance.now() + Math.random() * this.backoffMs;
+      this.backoffMs = Math.min(BACKOFF_CAP_MS, this.backoffMs * 2);
+      throw new Error(`cannot connect to ${this.address()}: ${(e as Error).message}`);
+    }
+    client.setID(this.config.unitId);
+    client.setTimeout(this.config.timeoutMs);
+    client.on('close', () => this.drop(client));
+    this.client = client;
+    this.backoffMs = BACKOFF_FIRST_MS;
+    this.log(`modbus: connected to ${this.config.name} at ${this.address()} (unit ${this.config.unitId})`);
+    return client;
+  }
+
+  private drop(client: ModbusRTU): void {
+    if (this.client !== client) return;
+    this.client = null;
+    this.nextTryAt = performance.now() + Math.random() * this.backoffMs;
+    if (!this.closed) this.log(`modbus: connection to ${this.config.name} at ${this.address()} lost; reconnecting with backoff`);
+    client.close(() => {});
+  }
+
+  private address(): string {
+    return `${this.config.host}:${this.config.port}`;
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,262 @@
+// MQTT in (and commands out): one connection to the broker, QoS 1 on a persistent session (a fixed
+// client id, no clean start). A message is acknowledged (PUBACK) only once its reading is in its device's
+// durable queue: MQTT.js sends the PUBACK of a QoS 1 message when `handleMessage` calls back, and hands
+// over the next message only then (node_modules/mqtt/build/lib/handlers/publish.js). A gateway killed at
+// any instant therefore loses nothing the broker handed it: the broker hands over again (DUP) what was
+// not acknowledged, and `Receipts` recognises what was stored already.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IClientOptions, MqttClient } from 'mqtt';
+import type { IPublishPacket, Packet } from 'mqtt-packet';
+
+import type { SampleValue } from '../core/host';
+import { rawData } from '../core/validate';
+import type { MqttBrokerConfig } from './config';
+import type { GatewayDevice } from './device';
+import { Once } from './once';
+import { readPayload } from './payload';
+import type { MqttLib } from './peers';
+import { Receipts } from './receipts';
+import type { BrokerStats, SourceStats } from './stats';
+import { TopicRouter } from './topics';
+
+export interface MqttRoute {
+  filter: string;
+  field?: string;
+  resource: number;
+  /** The device now serving this route (undefined while a reload replaces it). */
+  device: () => GatewayDevice | undefined;
+  stats: SourceStats;
+}
+
+export interface WillRoute {
+  filter: string;
+  /** Only this payload marks the device gone; absent: any message on the topic. */
+  payload?: string;
+  device: () => GatewayDevice | undefined;
+}
+
+/** How often a message waiting for room in a full queue, or for its device to start, looks again. */
+const WAIT_MS = 50;
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_CAP_MS = 30_000;
+
+export class MqttIn {
+  private readonly client: MqttClient;
+  private readonly receipts: Receipts;
+  private readonly once: Once;
+  private router = new TopicRouter<MqttRoute>([]);
+  private wills = new TopicRouter<WillRoute>([]);
+  private filters: string[] = [];
+  private readonly counts: BrokerStats;
+  private backoffMs = BACKOFF_FIRST_MS;
+  private stopping = false;
+
+  constructor(
+    lib: MqttLib,
+    private readonly config: MqttBrokerConfig,
+    queueDir: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.once = new Once(log);
+    this.counts = { url: config.url, connected: false, connects: 0, messagesIn: 0, unmatched: 0, duplicatesSkipped: 0, heldForRoom: 0, lastError: null };
+    mkdirSync(queueDir, { recursive: true });
+    this.receipts = new Receipts(join(queueDir, 'mqtt-' + config.clientId.replace(/[^A-Za-z0-9._-]/g, '_') + '.receipts'));
+    const options: IClientOptions = {
+      clientId: config.clientId,
+      clean: false,
+      protocolVersion: 4,
+      keepalive: config.keepaliveS,
+      reconnectPeriod: BACKOFF_FIRST_MS,
+      reconnectOnConnackError: true,
+      connectTimeout: 10_000,
+      ...(config.username === undefined ? {} : { username: config.username }),
+      ...(config.password === undefined ? {} : { password: config.password }),
+      ...(config.caFile === undefined ? {} : { ca: readFileSync(config.caFile) }),
+    };
+    this.client = lib.connect(config.url, options);
+    // Before any packet can arrive: the PUBACK waits for this callback.
+    this.client.handleMessage = (packet: Packet, done: (error?: Error) => void) => {
+      let result: void | Promise<void>;
+      try {
+        result = this.handle(packet as IPublishPacket);
+      } catch (e) {
+        this.failed(e);
+        return;
+      }
+      if (result === undefined) done();
+      else result.then(() => done(), (e: unknown) => this.failed(e));
+    };
+    this.client.on('connect', (connack) => {
+      this.counts.connected = true;
+      this.counts.connects++;
+      this.backoffMs = BACKOFF_FIRST_MS;
+      this.log(`mqtt: connected to ${config.url} as ${config.clientId} (${connack.sessionPresent ? 'session kept by the broker' : 'new session'})`);
+      this.subscribe(this.filters);
+    });
+    this.client.on('close', () => {
+      if (this.counts.connected && !this.stopping) this.log(`mqtt: connection to ${config.url} closed; reconnecting with backoff, delivery goes on`);
+      this.counts.connected = false;
+      this.backOff();
+    });
+    this.client.on('error', (e) => {
+      this.counts.lastError = e.message;
+      this.once.say('mqtt-error:' + e.message, `mqtt: ${config.url}: ${e.message} (retrying with backoff up to ${BACKOFF_CAP_MS / 1000} s)`);
+    });
+  }
+
+  /** Whether `config` is the broker and session this connection serves. */
+  sameBroker(config: MqttBrokerConfig): boolean {
+    const { subscribe: _a, ...a } = config;
+    const { subscribe: _b, ...b } = this.config;
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+
+  /** Takes new routes (after a start or a reload): subscribes to new filters, unsubscribes from dropped ones. */
+  route(routes: MqttRoute[], wills: WillRoute[]): void {
+    this.router = new TopicRouter(routes.map((r) => [r.filter, r]));
+    this.wills = new TopicRouter(wills.map((w) => [w.filter, w]));
+    const next = [...new Set([...routes.map((r) => r.filter), ...wills.map((w) => w.filter), ...this.config.subscribe])];
+    const dropped = this.filters.filter((f) => !next.includes(f));
+    const added = next.filter((f) => !this.filters.includes(f));
+    this.filters = next;
+    if (this.client.connected) {
+      this.subscribe(added);
+      if (dropped.length > 0) this.client.unsubscribe(dropped);
+    }
+  }
+
+  /** Publishes a command at QoS 1; resolves on the broker's PUBACK. */
+  publish(topic: string, value: SampleValue, retain: boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.client.publish(topic, rawData(value), { qos: 1, retain }, (e) => (e ? reject(e) : resolve()));
+    });
+  }
+
+  stats(): BrokerStats {
+    return { ...this.counts };
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.client.endAsync(true);
+    this.receipts.close();
+  }
+
+  /** One message: sync when every reading found room at once, else a promise that waits for room. */
+  private handle(packet: IPublishPacket): void | Promise<void> {
+    if (this.stopping) return new Promise(() => {}); // never acknowledged: the broker keeps it for the next run
+    const topic = packet.topic;
+    const payload = packet.payload as Buffer;
+    const id = packet.messageId;
+    this.counts.messagesIn++;
+    if (packet.qos > 0 && packet.dup && id !== undefined && this.receipts.has(id, topic, payload)) {
+      this.counts.duplicatesSkipped++;
+      return;
+    }
+    for (const will of this.wills.match(topic)) {
+      if (will.payload === undefined || will.payload === payload.toString('utf8')) will.device()?.gone();
+    }
+    const routes = this.router.match(topic);
+    if (routes.length === 0) {
+      if (this.wills.match(topic).length === 0) {
+        this.counts.unmatched++;
+        this.once.say('unmatched:' + topic, `mqtt: topic ${JSON.stringify(topic)} matches no resource (counted, acknowledged)`);
+      }
+      return this.noted(packet);
+    }
+    const held = new Set<SourceStats>();
+    const pending = this.offerAll(topic, payload, routes, new Set(), held);
+    if (pending === null) return this.noted(packet);
+    return this.waitAndOffer(topic, payload, pending, held).then(() => this.noted(packet));
+  }
+
+  /** Offers the message's reading to each route not done yet; returns the routes that must wait, or null. `held`: routes already counted as held for room. */
+  private offerAll(topic: string, payload: Buffer, routes: readonly MqttRoute[], done: Set<SourceStats>, held: Set<SourceStats>): Set<SourceStats> | null {
+    let waiting: Set<SourceStats> | null = null;
+    for (const route of routes) {
+      if (done.has(route.stats)) continue;
+      const device = route.device();
+      if (device === undefined || device.phase === 'starting' || device.phase === 'stopping') {
+        (waiting ??= new Set()).add(route.stats);
+        continue;
+      }
+      const s = route.stats;
+      // Any message from the field device, even one that gives no reading, shows that it is there.
+      device.heard();
+      const reading = readPayload(payload, route.field);
+      if ('problem' in reading) {
+        s.messagesIn++;
+        s.lastSeen = Date.now();
+        s.parseErrors++;
+        // Once per topic and kind of problem: the text before the payload's preview.
+        this.once.say(`parse:${route.filter}:${topic}:${reading.problem.split(':')[0]}`, `${device.name}: resource ${route.resource}: topic ${JSON.stringify(topic)}: ${reading.problem} (counted; logged once per topic)`);
+        done.add(s);
+        continue;
+      }
+      const offer = device.offer(route.resource, reading.value);
+      if (offer === 'full') {
+        device.willComeAgain();
+        if (!held.has(s)) this.counts.heldForRoom++;
+        held.add(s);
+        this.once.say(`full:${device.name}`, `${device.name}: queue full: acknowledgements to the broker held back until there is room (the broker keeps the messages)`);
+        (waiting ??= new Set()).add(s);
+        continue;
+      }
+      s.messagesIn++;
+      s.lastSeen = Date.now();
+      done.add(s);
+      if (offer === 'not-running') {
+        s.refused++;
+        this.once.say(`down:${device.name}`, `${device.name}: not running (see above): its readings are counted as refused`);
+      } else if (offer !== 'stored') {
+        s.refused++;
+        this.once.say(`refused:${route.filter}:${topic}`, `${device.name}: topic ${JSON.stringify(topic)}: ${offer.refused} (counted; logged once per topic)`);
+      }
+    }
+    return waiting;
+  }
+
+  private async waitAndOffer(topic: string, payload: Buffer, first: Set<SourceStats>, held: Set<SourceStats>): Promise<void> {
+    let waiting: Set<SourceStats> | null = first;
+    const done = new Set<SourceStats>();
+    // Routes that were offered already are done; only the waiting ones are offered again.
+    for (const r of this.router.match(topic)) if (!first.has(r.stats)) done.add(r.stats);
+    while (waiting !== null && !this.stopping) {
+      await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
+      waiting = this.offerAll(topic, payload, this.router.match(topic), done, held);
+    }
+    if (this.stopping) await new Promise(() => {});
+  }
+
+  /** Notes a handled QoS 1 message (after its readings were queued), just before its PUBACK. */
+  private noted(packet: IPublishPacket): void {
+    if (packet.qos > 0 && packet.messageId !== undefined) this.receipts.note(packet.messageId, packet.topic, packet.payload as Buffer);
+  }
+
+  /** Something broke while handling a message: no PUBACK; drop the connection so the broker hands it over again. */
+  private failed(e: unknown): void {
+    this.counts.lastError = (e as Error).message;
+    this.log(`mqtt: error while handling a message, reconnecting so that the broker hands it over again: ${(e as Error).stack ?? String(e)}`);
+    this.client.stream?.destroy();
+  }
+
+  private subscribe(filters: string[]): void {
+    if (filters.length === 0) return;
+    this.client.subscribe(filters, { qos: 1 }, (e) => {
+      if (e) this.log(`mqtt: subscribing to ${filters.join(', ')} failed: ${e.message}`);
+    });
+  }
+
+  /** Reconnects after a random part of a doubling wait (full jitter), capped: a broker that comes back is not stormed. */
+  private backOff(): void {
+    const wait = Math.max(100, Math.round(Math.random() * this.backoffMs));
+    this.backoffMs = Math.min(BACKOFF_CAP_MS, this.backoffMs * 2);
+    const c = this.client as unknown as { options: IClientOptions; reconnectTimer: unknown; _clearReconnect(): void; _setupReconnect(): void };
+    c.options.reconnectPeriod = wait;
+    if (c.reconnectTimer) {
+      c._clearReconnect();
+      c._setupReconnect();
+    }
+  }
+}

@@ -1,0 +1,157 @@
+// `feed-agent gateway` as a child process: SIGHUP reloads its config file, and the PUBACK boundary: it is
+// killed with SIGKILL at random instants while a field device publishes at QoS 1, and every message the
+// broker accepted must end up stored by the service. A message is stored twice only as the agent's
+// durable queue allows (README, Guarantees): a batch in flight toward the service at the kill goes again
+// after the restart, so each kill may add one contiguous run of repeats, never a scattered one (a
+// redelivered MQTT message is recognised as stored already). With mosquitto the order is kept too; aedes
+// interleaves the backlog it held for the session with new messages after a reconnect, and hands messages
+// over again without the DUP flag, so there only completeness is checked.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connectAsync } from 'mqtt';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+
+import { createRandom } from '../../src/core/random';
+import { buildInto, workDir } from '../support/build';
+import { killAll } from '../support/children';
+import { AedesBroker, BAYS, GatewayChild, Mosquitto, mosquittoPath, startLocalService, storedValues, waitFor } from './support';
+
+const KILLS = 6;
+const MESSAGES = 3000;
+const SEED = Number(process.env.KILL_SEED ?? Date.now() % 100_000);
+const work = workDir('gw-kill-');
+let cli = '';
+beforeAll(() => {
+  cli = buildInto(work.dir);
+});
+afterEach(killAll);
+afterAll(work.remove);
+
+const brokers: { name: string; ordered: boolean; start: (dir: string) => Promise<{ url: string; close: () => Promise<void> }> }[] = [
+  {
+    name: 'aedes',
+    ordered: false,
+    start: async () => {
+      const b = await AedesBroker.start();
+      return { url: b.url, close: () => b.close() };
+    },
+  },
+];
+const mosquitto = mosquittoPath();
+if (mosquitto !== null) {
+  brokers.push({
+    name: 'mosquitto',
+    ordered: true,
+    start: async (dir) => {
+      const m = await Mosquitto.start(mosquitto, dir);
+      return { url: m.url, close: () => m.stop() };
+    },
+  });
+}
+
+it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 with $name (KILL_SEED=${SEED})`, async ({ name, ordered, start }) => {
+  const random = createRandom(SEED);
+  const dir = join(work.dir, name);
+  mkdirSync(dir);
+  const service = await startLocalService();
+  const broker = await start(dir);
+  const [bay1] = BAYS;
+  const config = join(dir, 'gateway.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      service: { url: service.url, requestsPerSecond: 500 },
+      queue: { dir: 'queue' },
+      mqtt: { url: broker.url, clientId: 'kill-test' },
+      metrics: false,
+      status: { everyS: 0 },
+      devices: [{ name: 'bay-1', publicKey: bay1.publicKey, tokenEnv: 'T1', queue: 8192, resources: [{ id: bay1.ids[1], mqtt: { topic: 'bay1/humidity' } }] }],
+    }),
+  );
+  const env = { T1: bay1.token };
+  const field = await connectAsync(broker.url, { clientId: 'field', protocolVersion: 4 });
+  const outs: string[] = [];
+  try {
+    // The session exists before the first message: the broker keeps what comes while the gateway is down.
+    let gateway = new GatewayChild(cli, ['--config', config], env);
+    await gateway.waitForLine(/mqtt: connected/);
+    let sent = 0;
+    const publishing = (async () => {
+      for (; sent < MESSAGES; sent++) {
+        // Unique values within the resource's range (0..100): a repeat is a duplicate.
+        await field.publishAsync('bay1/humidity', String(sent / 100), { qos: 1 });
+        if (sent % 10 === 9) await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    for (let k = 0; k < KILLS; k++) {
+      await new Promise((r) => setTimeout(r, 150 + Math.floor(random() * 600)));
+      gateway.child.kill('SIGKILL');
+      expect(await gateway.exited).toBeNull();
+      outs.push(gateway.out);
+      gateway = new GatewayChild(cli, ['--config', config], env);
+      await gateway.waitForLine(/mqtt: connected/);
+    }
+    await publishing;
+    const expected = Array.from({ length: MESSAGES }, (_, i) => String(i / 100));
+    await waitFor('every message stored', async () => new Set(await storedValues(service.url, bay1.ids[1])).size >= MESSAGES, 30_000).catch(async (e) => {
+      const got = new Set(await storedValues(service.url, bay1.ids[1]));
+      const missing = expected.filter((v) => !got.has(v));
+      throw new Error(`${(e as Error).message}: ${missing.length} missing (${missing.slice(0, 20).join(' ')} …)\n${outs.join('\n---\n')}\n---\n${gateway.out}`);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const stored = await storedValues(service.url, bay1.ids[1]);
+    // Nothing lost.
+    expect(new Set(stored).size).toBe(MESSAGES);
+    expect(stored.every((v) => expected.includes(v))).toBe(true);
+    let runs = 0;
+    if (ordered) {
+      const firsts = [...new Set(stored)];
+      const at = firsts.findIndex((v, i) => v !== expected[i]);
+      expect(at, `first out of order at ${at}: ${firsts.slice(Math.max(0, at - 3), at + 8).join(' ')}`).toBe(-1);
+      // Repeats: at most one contiguous run (a batch sent again) per kill.
+      for (let i = 1; i < stored.length; i++) if (Number(stored[i]) <= Number(stored[i - 1])) runs++;
+      expect(runs).toBeLessThanOrEqual(KILLS);
+    }
+    console.log(`kill test (${name}): ${MESSAGES} messages, ${stored.length - MESSAGES} stored twice${ordered ? ` in ${runs} batches sent again` : ''} over ${KILLS} kills`);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  } finally {
+    await field.endAsync();
+    await broker.close();
+    await service.close();
+  }
+}, 120_000);
+
+it('reloads its config on SIGHUP, and refuses a file with mistakes keeping the running config', async () => {
+  const dir = join(work.dir, 'sighup');
+  mkdirSync(dir);
+  const service = await startLocalService();
+  const broker = await AedesBroker.start();
+  const [bay1, bay2] = BAYS;
+  const config = join(dir, 'gateway.json');
+  const write = (devices: unknown[]) =>
+    writeFileSync(config, JSON.stringify({ service: { url: service.url }, queue: { dir: 'queue' }, mqtt: { url: broker.url, clientId: 'hup' }, metrics: false, status: { everyS: 0 }, devices }));
+  const one = { name: 'bay-1', publicKey: bay1.publicKey, tokenEnv: 'T1', resources: [{ id: bay1.ids[0], mqtt: { topic: 'b1' } }] };
+  const two = { name: 'bay-2', publicKey: bay2.publicKey, tokenEnv: 'T2', resources: [{ id: bay2.ids[0], mqtt: { topic: 'b2' } }] };
+  write([one]);
+  const field = await connectAsync(broker.url, { clientId: 'hup-field', protocolVersion: 4 });
+  try {
+    const gateway = new GatewayChild(cli, ['--config', config], { T1: bay1.token, T2: bay2.token });
+    await gateway.waitForLine(/mqtt: connected/);
+    write([one, { ...two, silenceS: 0 }]);
+    gateway.child.kill('SIGHUP');
+    await gateway.waitForLine(/reload refused, the running config stays: .*silenceS: expected a number ≥ 1, got 0/s);
+    write([one, two]);
+    gateway.child.kill('SIGHUP');
+    await gateway.waitForLine(/gateway: reloaded: 1 added, 0 changed, 0 removed/);
+    await field.publishAsync('b1', '11', { qos: 1 });
+    await field.publishAsync('b2', '22', { qos: 1 });
+    await waitFor('both stored', async () => (await storedValues(service.url, bay1.ids[0])).length === 1 && (await storedValues(service.url, bay2.ids[0])).length === 1);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  } finally {
+    await field.endAsync();
+    await broker.close();
+    await service.close();
+  }
+}, 60_000);
