@@ -3,6 +3,7 @@
 // the fsync policies and what a crash or a power cut can lose under each.
 import {
   closeSync,
+  fdatasync,
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
@@ -25,9 +26,10 @@ import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
  * When written records are forced from the OS to the disk. A record is handed to the OS before `append`
  * returns under every policy, so killing the process loses nothing; the policy only matters for a power cut.
  * - `always`: fdatasync before `append`/`ack` returns. A power cut loses nothing that returned.
- * - `interval` (default): fdatasync at most `fsyncIntervalMs` after a write, or as soon as `fsyncRecords`
- *   records wait unsynced, whichever comes first. A power cut loses at most the records of about the last
- *   interval, and never more than `fsyncRecords` of them.
+ * - `interval` (default): an fdatasync at most `fsyncIntervalMs` after a write, in the thread pool, or,
+ *   before the write returns, once `fsyncRecords` records wait unsynced, whichever comes first. A power cut
+ *   loses at most the records of about the last interval (and the sync's own few ms), never more than
+ *   `fsyncRecords` of them.
  * - `never`: the OS writes back when it likes (Linux: within about 30 s). A power cut can lose anything not
  *   yet written back, and after one, acknowledged samples may come back (sent twice).
  */
@@ -114,10 +116,12 @@ class SegmentLog implements DurableQueue {
   /** The highest ack known to be on disk: segments are deleted only up to it. */
   private durableAcked = 0;
   private next = 1;
-  /** Records written since the last sync. */
-  private unsynced = 0;
+  /** Records written since the queue opened, and how many of the first of them are synced. */
+  private written = 0;
+  private synced = 0;
+  /** An fdatasync of the interval policy is running off the event loop. */
+  private syncing = false;
   private dirDirty = false;
-  private lastSync = performance.now();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private failure: Error | null = null;
   private closed = false;
@@ -219,7 +223,7 @@ class SegmentLog implements DurableQueue {
       skippedRecords: this.skipped,
       truncatedBytes: this.truncated,
       syncs: this.syncs,
-      unsynced: this.unsynced,
+      unsynced: this.written - this.synced,
       ackFailures: this.ackFailures,
       failure: this.failure === null ? null : this.failure.message,
     };
@@ -264,7 +268,7 @@ class SegmentLog implements DurableQueue {
   }
 
   private roll(): void {
-    if (this.unsynced > 0 && this.settings.fsync !== 'never') this.sync();
+    if (this.written > this.synced && this.settings.fsync !== 'never') this.sync();
     closeSync(this.fd);
     this.startSegment(this.active().id + 1);
   }
@@ -289,7 +293,7 @@ class SegmentLog implements DurableQueue {
     }
     segment.bytes += line.length;
     this.bytes += line.length;
-    this.unsynced++;
+    this.written++;
   }
 
   private afterWrite(): void {
@@ -297,15 +301,10 @@ class SegmentLog implements DurableQueue {
       case 'always':
         this.sync();
         break;
-      case 'interval': {
-        const waited = performance.now() - this.lastSync;
-        if (waited >= this.settings.fsyncIntervalMs || this.unsynced >= this.settings.fsyncRecords) this.sync();
-        else if (this.timer === null) {
-          this.timer = setTimeout(() => this.syncLater(), this.settings.fsyncIntervalMs - waited);
-          this.timer.unref();
-        }
+      case 'interval':
+        if (this.written - this.synced >= this.settings.fsyncRecords) this.sync();
+        else this.syncSoon();
         break;
-      }
       case 'never':
         this.durableAcked = this.acked;
         this.compact();
@@ -313,19 +312,51 @@ class SegmentLog implements DurableQueue {
     }
   }
 
-  private syncLater(): void {
+  /**
+   * Arms the interval's timer. Its instants are multiples of fsyncIntervalMs on the process's clock, the
+   * same for every queue of that interval: a gateway's thousand queues then sync together, off the event
+   * loop, and the file system makes their journal commits once for all, where a thousand syncs one after
+   * the other would block the process for seconds (docs/durable-queue.md).
+   */
+  private syncSoon(): void {
+    if (this.timer !== null || this.written === this.synced) return;
+    const every = this.settings.fsyncIntervalMs;
+    this.timer = setTimeout(() => this.syncInBackground(), every - (performance.now() % every));
+    this.timer.unref();
+  }
+
+  /** An fdatasync in the thread pool; what was written up to now is synced once it completes. */
+  private syncInBackground(): void {
     this.timer = null;
     if (this.closed || this.failure !== null) return;
-    try {
-      this.sync();
-    } catch {
-      // Recorded in `failure`: the next append throws it.
-    }
+    if (this.syncing) return this.syncSoon();
+    this.syncing = true;
+    const segment = this.active();
+    const written = this.written;
+    const acked = this.acked;
+    fdatasync(this.fd, (error) => {
+      this.syncing = false;
+      // A roll or a close synced that file's records itself, before closing it.
+      if (this.closed || this.active() !== segment) return;
+      try {
+        if (error) throw error;
+        this.syncs++;
+        if (this.dirDirty) syncDirectory(this.dir);
+        this.dirDirty = false;
+      } catch (e) {
+        this.failure = asError(e);
+        return;
+      }
+      this.synced = Math.max(this.synced, written);
+      this.durableAcked = Math.max(this.durableAcked, acked);
+      this.compact();
+      this.syncSoon();
+    });
   }
 
   private sync(): void {
     try {
-      if (this.unsynced > 0) {
+      if (this.written > this.synced) {
         fdatasyncSync(this.fd);
         this.syncs++;
       }
@@ -335,9 +366,8 @@ class SegmentLog implements DurableQueue {
       this.failure = asError(e);
       throw e;
     }
-    this.unsynced = 0;
+    this.synced = this.written;
     this.dirDirty = false;
-    this.lastSync = performance.now();
     this.durableAcked = this.acked;
     this.compact();
   }

@@ -259,6 +259,28 @@ describe('openDurableQueue', () => {
     });
   });
 
+  it('syncs on the interval in the background: an append never waits for a sync the interval owes', async () => {
+    const queues = [0, 1, 2].map(() => openDurableQueue(freshDir(), { fsync: 'interval', fsyncIntervalMs: 40 }));
+    const until = async (done: () => boolean) => {
+      // Bounded by the test's timeout.
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    try {
+      // The opening checkpoints are synced by the timer; then the interval has long passed.
+      await until(() => queues.every((q) => q.stats().unsynced === 0));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const queue of queues) {
+        const before = queue.stats().syncs;
+        appendRange(queue, 1, 2);
+        expect(queue.stats()).toMatchObject({ syncs: before, unsynced: 2 });
+      }
+      await until(() => queues.every((q) => q.stats().unsynced === 0));
+      for (const queue of queues) expect(loadAll(queue)).toEqual(expected([1, 2]));
+    } finally {
+      for (const queue of queues) queue.close();
+    }
+  });
+
   it('allows one open queue per directory, and none after close', () => {
     const dir = freshDir();
     const queue = openDurableQueue(dir);
