@@ -98,9 +98,9 @@ async function measure(devices: number): Promise<Load> {
   }
 }
 
-/** One size, measured in a process of its own (with `nodeArgs`). */
-function inChild(devices: number, nodeArgs: string[]): Load {
-  const { figures } = runSection('gateway', { [CHILD]: String(devices) }, nodeArgs);
+/** One size, measured in a process of its own. */
+function inChild(devices: number): Load {
+  const { figures } = runSection('gateway', { [CHILD]: String(devices) });
   return Object.fromEntries(KEYS.map((key) => [key, figures['gateway.child.' + key]])) as Load;
 }
 
@@ -127,22 +127,10 @@ export async function benchGateway(): Promise<BenchSection> {
   };
 }
 
-/**
- * V8 grows its young generation with the allocation rate, up to 16 MB a semi-space: at 1,000 devices
- * (500 requests a second through fetch) it takes tens of MB that count as the devices' cost. Capped at
- * 1 MB (a flag on node's command line: it cannot be changed once the process runs), see docs/gateway.md.
- */
-const SMALL_YOUNG_GENERATION = ['--max-semi-space-size=1'];
-
 function memory(): BenchSection {
-  const loads = new Map(SIZES.map((devices) => [devices, inChild(devices, [])]));
+  const loads = new Map(SIZES.map((devices) => [devices, inChild(devices)]));
   const added = (key: 'cpuPct' | 'rssKb', from: number, to: number) => (loads.get(to)![key] - loads.get(from)![key]) / (to - from);
-  const small = new Map(SIZES.slice(1).map((devices) => [devices, inChild(devices, SMALL_YOUNG_GENERATION)]));
-  const addedSmall = (key: 'cpuPct' | 'rssKb', from: number, to: number) => (small.get(to)![key] - small.get(from)![key]) / (to - from);
   const figures = {
-    'gateway.rssPerDeviceKbSmallYoungGen': round(addedSmall('rssKb', 100, 1000), 1),
-    'gateway.baselineRssPerDeviceKbSmallYoungGen': round(addedSmall('rssKb', 10, 100), 1),
-    'gateway.cpuPerDevicePctSmallYoungGen': round(addedSmall('cpuPct', 100, 1000), 4),
     'gateway.cpuPerDevicePct': round(added('cpuPct', 100, 1000), 4),
     'gateway.baselineCpuPerDevicePct': round(added('cpuPct', 10, 100), 4),
     'gateway.rssPerDeviceKb': round(added('rssKb', 100, 1000), 1),
@@ -151,17 +139,15 @@ function memory(): BenchSection {
     'gateway.requestsPerSecond': round(loads.get(1000)!.requestsPerSecond, 1),
   };
   const header = '  devices   CPU (% of a core)   RSS after gc   samples/s   requests/s';
-  const line = (label: string) => ([devices, l]: [number, Load]) =>
+  const lines = [...loads].map(([devices, l]) =>
     '  ' + format(devices).padStart(7) + (format(round(l.cpuPct, 2)) + ' %').padStart(20) + (format(round(l.rssKb / 1024, 1)) + ' MB').padStart(15) +
-    format(round(l.samplesPerSecond, 1)).padStart(12) + format(round(l.requestsPerSecond, 1)).padStart(13) + label;
-  const lines = [...[...loads].map(line('')), ...[...small].map(line('   ' + SMALL_YOUNG_GENERATION.join(' ')))];
+    format(round(l.samplesPerSecond, 1)).padStart(12) + format(round(l.requestsPerSecond, 1)).padStart(13),
+  );
   return {
     title: `Gateway: N devices in one process, one reading a second each, durable queues of ${BENCH_DEVICE_QUEUE} samples, one HTTP pool (baseline: the same from 10 to 100 devices)`,
     rows: [
       { label: 'CPU per added device, 100 to 1,000 devices (% of one core)', value: figures['gateway.cpuPerDevicePct'], baseline: figures['gateway.baselineCpuPerDevicePct'], unit: '%' },
       { label: 'RSS per added device, 100 to 1,000 devices', value: figures['gateway.rssPerDeviceKb'], baseline: figures['gateway.baselineRssPerDeviceKb'], unit: 'KB' },
-      { label: 'RSS per added device, 100 to 1,000 devices, ' + SMALL_YOUNG_GENERATION.join(' '), value: figures['gateway.rssPerDeviceKbSmallYoungGen'], baseline: figures['gateway.baselineRssPerDeviceKbSmallYoungGen'], unit: 'KB' },
-      { label: 'CPU per added device, 100 to 1,000 devices, ' + SMALL_YOUNG_GENERATION.join(' '), value: figures['gateway.cpuPerDevicePctSmallYoungGen'], unit: '%' },
     ],
     table: [header, ...lines],
     figures,

@@ -25,12 +25,9 @@ export interface BenchSection {
 /** Set in a section's own process: the section it runs, whose result it prints as one JSON line. */
 export const SECTION_ENV = 'FEED_AGENT_BENCH_SECTION';
 
-/**
- * Runs section `name` in a process of its own, with `env`, --expose-gc (for measures read after a
- * collection) and any further V8 or Node flags `nodeArgs`.
- */
-export function runSection(name: string, env: Record<string, string> = {}, nodeArgs: string[] = []): BenchSection {
-  const run = spawnSync(process.execPath, ['--expose-gc', ...nodeArgs, process.argv[1]], {
+/** Runs section `name` in a process of its own, with `env` and --expose-gc (for measures read after a collection). */
+export function runSection(name: string, env: Record<string, string> = {}): BenchSection {
+  const run = spawnSync(process.execPath, ['--expose-gc', process.argv[1]], {
     env: { ...process.env, ...env, [SECTION_ENV]: name },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
