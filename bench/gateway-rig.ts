@@ -105,9 +105,11 @@ export class ServiceProcess {
     const child = this.child;
     if (child === null) return;
     this.child = null;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
     this.lives.push(this.current);
   }
 
