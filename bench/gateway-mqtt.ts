@@ -63,7 +63,7 @@ interface Plan {
 }
 
 export interface Outcome extends Tally {
-  /** Stored messages a second, from the first publish to the last store. */
+  /** Acknowledged messages a second, over the publisher's time and the time the last stores came after it. */
   throughput: number;
   broker: Broker['kind'];
 }
@@ -79,13 +79,14 @@ async function runPlan(run: Run, name: string, plan: Plan, bridgeFor: (work: str
     await service.start();
     bridge = bridgeFor(work, broker, service);
     await bridge.start();
-    const t0 = performance.now();
     const published = publish({ broker, topics: fleetTopics(plan.fleet), rate: plan.rate, durationMs: plan.durationMs, epoch, out: join(work, 'published.json') });
     await plan.faults(bridge, service);
     const acked = await published;
+    const publishedAt = performance.now();
     const expected = acked.acked.reduce((n, values) => n + values.length, 0);
-    await drained(service, expected, plan.drainMs);
-    const seconds = (performance.now() - t0) / 1000;
+    const lastStored = await drained(service, expected, plan.drainMs);
+    // The publisher's own time, and how long the last stores came after it ended.
+    const seconds = acked.seconds + Math.max(0, lastStored - publishedAt) / 1000;
     await bridge.stop();
     await service.stop();
     const outcome = tally(acked, service.stored(plan.fleet), service.seen());

@@ -202,16 +202,19 @@ export function publish(load: Load): Promise<Published> {
 /**
  * Waits until the service has taken `expected` elements and then nothing more for 2 s, or, short of them
  * (lost ones never come), nothing at all for 20 s (longer than a retry's backoff after an outage), or
- * `limitMs` passed.
+ * `limitMs` passed. Resolves with the time (performance.now()) at which the last element was seen come in.
  */
-export async function drained(service: ServiceProcess, expected: number, limitMs: number): Promise<void> {
+export async function drained(service: ServiceProcess, expected: number, limitMs: number): Promise<number> {
   let last = -1;
   let still = 0;
+  let lastChange = performance.now();
   for (let waited = 0; waited < limitMs; waited += 250) {
     const { elements } = service.seen();
     still = elements === last ? still + 250 : 0;
+    if (elements !== last) lastChange = performance.now();
     last = elements;
-    if (still >= (elements >= expected ? 2000 : 20_000)) return;
+    if (still >= (elements >= expected ? 2000 : 20_000)) break;
     await sleep(250);
   }
+  return lastChange;
 }
