@@ -15,8 +15,11 @@ import { startBroker } from './mqtt-broker';
 import type { Broker } from './mqtt-broker';
 import { topicOf } from './mqtt-publisher';
 
-/** Per-device settings of the bench's gateway config; the lead aligns the gateway's defaults with them. */
-export const BENCH_DEVICE_QUEUE = 1024;
+/**
+ * A device's queue capacity in the bench (the gateway's default, 1024), or FEED_AGENT_BENCH_GATEWAY_QUEUE:
+ * the memory part with a smaller one shows what capacity costs (docs/gateway.md).
+ */
+export const BENCH_DEVICE_QUEUE = Number(process.env.FEED_AGENT_BENCH_GATEWAY_QUEUE ?? 1024);
 
 export interface Run {
   work: string;

@@ -5,7 +5,7 @@
 //   host, all requests through one HTTP pool of at most 32 connections, against
 //   `feed-agent serve --demo-devices N` in a child process. Each device samples one reading a second, with
 //   the uplink settings and the pool of `feed-agent simulate --devices` (a flush at least every 2 s), and
-//   the bench's per-device queue (BENCH_DEVICE_QUEUE);
+//   the bench's per-device queue (BENCH_DEVICE_QUEUE: 1024, or FEED_AGENT_BENCH_GATEWAY_QUEUE);
 // - append: the durable queue's fsync policies (bench/durable-append.ts);
 // - throughput, kills, compare: `feed-agent gateway` between a broker and the service (bench/gateway-mqtt.ts).
 //
