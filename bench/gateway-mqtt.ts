@@ -106,11 +106,17 @@ const gatewayBridge = (run: Run, fleet: Fleet, requestsPerSecond: number) => (wo
   return gatewayProcess(run.cli, file, env);
 };
 
-/** 20,000 msg/s (the figure) over 100 devices of one topic each, for 60 s (10 s short). */
+/**
+ * Offered above the issue's 20,000 msg/s, so that the figure says whether the gateway keeps up past it: a
+ * gateway that cannot leaves a backlog in the broker, and the time to store it counts.
+ */
+export const THROUGHPUT_RATE = 24_000;
+
+/** THROUGHPUT_RATE over 100 devices of one topic each, for 60 s (10 s short). */
 export function throughput(run: Run, short: boolean): Promise<Outcome> {
   const fleet = { devices: 100, perDevice: 1 };
   const durationMs = short ? 10_000 : 60_000;
-  return runPlan(run, 'throughput', { fleet, rate: 20_000, durationMs, faults: async () => {}, drainMs: 60_000 }, gatewayBridge(run, fleet, 2000));
+  return runPlan(run, 'throughput', { fleet, rate: THROUGHPUT_RATE, durationMs, faults: async () => {}, drainMs: 60_000 }, gatewayBridge(run, fleet, 2000));
 }
 
 /** kill -9 of the gateway at random instants under 5,000 msg/s, restarted each time: 20 kills (3 short). */
