@@ -25,6 +25,12 @@ export interface DeviceStats {
   queued: number;
   /** Readings queued (and written to the durable queue) in this run. */
   accepted: number;
+  /**
+   * Readings the durable queue gave back at start (not acknowledged by the service before the last
+   * stop or kill): sent again, so those of a batch the service stored just before a kill are stored
+   * twice (README, Guarantees, "Duplicates").
+   */
+  restored: number;
   delivered: number;
   setAside: number;
   /** Readings that could not be queued and are gone: a Modbus reading while the queue was full. */
@@ -35,6 +41,8 @@ export interface DeviceStats {
   oldestAgeMs: number;
   /** The service refuses the token: this device sends nothing until it is accepted again. */
   authPaused: boolean;
+  /** Writes to its durable queue that failed (a full disk): those readings live in memory only. */
+  storageErrors: number;
   /** Commands applied to the field, and those that failed or timed out (30 s). */
   commands: number;
   commandErrors: number;
@@ -48,8 +56,6 @@ export type CommandOut = (value: SampleValue) => Promise<void>;
 
 /** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
 const AUTH_RETRY_MS = 60_000;
-/** How often presence is checked against the silence limit. */
-const PRESENCE_CHECK_MS = 1000;
 
 export class GatewayDevice {
   private readonly agent: Agent;
@@ -59,7 +65,7 @@ export class GatewayDevice {
   private dropped = 0;
   private comesAgain = 0;
   private present = true;
-  private readonly presenceTimer: ReturnType<typeof setInterval>;
+  private restored = 0;
   private finalStats: AgentStats | null = null;
 
   constructor(
@@ -98,7 +104,6 @@ export class GatewayDevice {
       // keeps the message, and nothing the durable queue holds is ever evicted.
       uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, authRetryMs: AUTH_RETRY_MS },
     });
-    this.presenceTimer = setInterval(() => this.checkPresence(), PRESENCE_CHECK_MS).unref();
   }
 
   get name(): string {
@@ -113,17 +118,17 @@ export class GatewayDevice {
   async start(): Promise<void> {
     try {
       await this.agent.start();
+      // Nothing of this run is queued yet (readings wait for 'running'): what is queued was restored.
+      this.restored = this.agent.stats().queued;
       if (this.state === 'starting') this.state = 'running';
     } catch (e) {
       this.state = 'failed';
-      clearInterval(this.presenceTimer);
       this.log(`${this.name}: not started: ${(e as Error).message}`);
     }
   }
 
   /** Stops the agent, delivering what is queued within `timeoutMs`; what is left stays in its durable queue. */
   async stop(timeoutMs: number): Promise<void> {
-    clearInterval(this.presenceTimer);
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
     this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
@@ -172,12 +177,14 @@ export class GatewayDevice {
       present: this.present,
       queued: s.queued,
       accepted: s.accepted,
+      restored: this.restored,
       delivered: s.sent,
       setAside: s.setAside,
       lost: s.droppedOverflow - this.comesAgain,
       refused: s.rejectedInvalid,
       oldestAgeMs: s.oldestAgeMs,
       authPaused: s.authPaused,
+      storageErrors: s.storageErrors,
       commands: s.commands,
       commandErrors: s.commandErrors,
       unresolved: s.unresolved,
@@ -185,8 +192,9 @@ export class GatewayDevice {
     };
   }
 
-  private checkPresence(): void {
-    if (!this.present || performance.now() - this.heardAt < this.config.silenceMs) return;
+  /** Lets presence lapse once the sources have been silent past the limit (the gateway calls it every second). */
+  checkPresence(): void {
+    if (this.state !== 'running' || !this.present || performance.now() - this.heardAt < this.config.silenceMs) return;
     this.present = false;
     const why = this.heardAt === -Infinity ? 'its last will came' : `silent for ${Math.round(this.config.silenceMs / 1000)} s`;
     this.log(`${this.name}: ${why}: presence no longer kept alive (its queue still drains)`);

@@ -41,6 +41,8 @@ export interface Gateway {
 }
 
 const DEFAULT_DRAIN_MS = 10_000;
+/** How often presence is checked against each device's silence limit. */
+const PRESENCE_CHECK_MS = 1000;
 
 /** Starts every device, the MQTT and Modbus inputs, the metrics endpoint and the status line. */
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -65,6 +67,8 @@ class RunningGateway implements Gateway {
   private modbus: ModbusIn | null = null;
   private server: MetricsServer | null = null;
   private statusTimer: ReturnType<typeof setInterval> | null = null;
+  /** One timer for every device's silence limit. */
+  private readonly presenceTimer: ReturnType<typeof setInterval>;
   private stopped = false;
 
   constructor(
@@ -76,6 +80,9 @@ class RunningGateway implements Gateway {
     this.drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
     const http = createHttp({ connections: config.service.connections, ...(config.service.caFile === undefined ? {} : { caFile: config.service.caFile }) });
     this.paced = paceRequests(http, config.service.requestsPerSecond);
+    this.presenceTimer = setInterval(() => {
+      for (const d of this.devices.values()) d.checkPresence();
+    }, PRESENCE_CHECK_MS).unref();
   }
 
   get metricsUrl(): string | null {
@@ -95,6 +102,7 @@ class RunningGateway implements Gateway {
     if (this.stopped) return;
     this.stopped = true;
     if (this.statusTimer !== null) clearInterval(this.statusTimer);
+    clearInterval(this.presenceTimer);
     await this.mqtt?.stop();
     await this.modbus?.stop();
     await Promise.all([...this.devices.values()].map((d) => d.stop(this.drainMs)));
@@ -137,7 +145,8 @@ class RunningGateway implements Gateway {
 
   stats(): GatewayStats {
     return {
-      devices: [...this.devices.values()].map((d) => d.stats()),
+      // In the config's order, whatever reloads did to the map's.
+      devices: this.config.devices.flatMap((c) => this.devices.get(c.publicKey)?.stats() ?? []),
       sources: this.sources,
       mqtt: this.mqtt?.stats() ?? null,
       modbus: this.modbus?.stats() ?? [],

@@ -1,8 +1,8 @@
 // The library as a project gets it: the package packed with `npm pack` (so "files" must hold what
 // "exports" names) and installed with `npm install` into a fresh project outside this repository. The
 // install builds no native code (SQLite is an optional peer, needed only by the local service); the
-// project imports `feed-agent`, `feed-agent/node` and `feed-agent/service`, type-checks them under strict
-// NodeNext, is told by name what the service lacks, and once better-sqlite3 is there runs the service
+// project imports `feed-agent`, `feed-agent/node`, `feed-agent/service` and `feed-agent/gateway`,
+// type-checks them under strict NodeNext, is told by name what the service and the gateway lack, and once better-sqlite3 is there runs the service
 // and the gateway example from it; a program that only starts an agent keeps running until stop().
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -51,15 +51,19 @@ describe('without better-sqlite3 (a project that runs agents)', () => {
     expect(filesUnder(modules, (name) => name.endsWith('.node') || name === 'binding.gyp' || name === 'Makefile')).toEqual([]);
   });
 
-  it('imports feed-agent and feed-agent/node, and feed-agent/service, whose service asks for better-sqlite3 by name', () => {
+  it('imports feed-agent, feed-agent/node, and feed-agent/service and feed-agent/gateway, which ask for better-sqlite3 and mqtt by name', () => {
     writeFileSync(
       join(consumer, 'imports.mjs'),
       `import { createAgent, FeedClient } from 'feed-agent';
 import { createNodeHost, openDurableQueue } from 'feed-agent/node';
 import { startService } from 'feed-agent/service';
+import { parseGatewayConfig, startGateway } from 'feed-agent/gateway';
 const agent = createAgent(createNodeHost(), { url: 'http://127.0.0.1:8', publicKey: 'K', token: 'T' });
 const service = await startService().then(() => 'started', (e) => e.message);
-console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedClient, queue: typeof openDurableQueue, service }));
+const gatewayConfig = parseGatewayConfig({ service: { url: 'http://127.0.0.1:8' }, queue: { dir: 'q' }, mqtt: { url: 'mqtt://127.0.0.1:9' }, metrics: false,
+  devices: [{ publicKey: 'K', tokenEnv: 'T', resources: [{ id: 1, mqtt: { topic: 't' } }] }] }, { T: 'token' }, process.cwd());
+const gateway = await startGateway(gatewayConfig).then(() => 'started', (e) => e.message);
+console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedClient, queue: typeof openDurableQueue, service, gateway }));
 `,
     );
     const run = node(['imports.mjs']);
@@ -70,6 +74,7 @@ console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedCl
       queue: 'function',
       service:
         'the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3 (an agent alone never needs it)',
+      gateway: 'this config needs mqtt, not installed: npm install mqtt',
     });
 
     const serve = node([join(consumer, 'node_modules', '.bin', 'feed-agent'), 'serve', '--port', '0']);
@@ -77,7 +82,7 @@ console.log(JSON.stringify({ queued: agent.stats().queued, client: typeof FeedCl
     expect(serve.stderr).toMatch(/^feed-agent serve: the local service keeps its data in SQLite through the package better-sqlite3, which is not installed: npm install better-sqlite3/m);
   });
 
-  it('type-checks from a strict NodeNext project, the service included', () => {
+  it('type-checks from a strict NodeNext project, the service and the gateway included', () => {
     writeFileSync(
       join(consumer, 'consumer.ts'),
       `import { createAgent } from 'feed-agent';
@@ -86,7 +91,11 @@ import { createNodeHost, openDurableQueue } from 'feed-agent/node';
 import type { DurableQueueStats } from 'feed-agent/node';
 import { startService } from 'feed-agent/service';
 import type { RunningService } from 'feed-agent/service';
+import { parseGatewayConfig } from 'feed-agent/gateway';
+import type { GatewayConfig, GatewayStats } from 'feed-agent/gateway';
 
+const gatewayConfig: GatewayConfig = parseGatewayConfig({}, process.env, '.');
+const gatewayStats: GatewayStats | null = null;
 const config: AgentConfig = {
   url: 'http://127.0.0.1:8',
   publicKey: 'K',
@@ -100,7 +109,7 @@ const queueStats: DurableQueueStats | null = null;
 const service: Promise<RunningService> = startService({ port: 0 });
 // @ts-expect-error a config needs its token: were the types missing (any), this line would be an error
 createAgent(createNodeHost(), { url: 'http://127.0.0.1:8', publicKey: 'K' });
-export { queued, queueStats, service };
+export { queued, queueStats, service, gatewayConfig, gatewayStats };
 `,
     );
     writeFileSync(

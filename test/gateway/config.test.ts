@@ -132,6 +132,28 @@ describe('feed-agent gateway', () => {
     expect(result.stderr).not.toContain('written-in-the-config');
   });
 
+  it('names what to install when the config needs a protocol library that is missing', async () => {
+    const file = join(work.dir, 'needs-peers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        service: { url: 'http://127.0.0.1:9' },
+        queue: { dir: 'q' },
+        mqtt: { url: 'mqtt://127.0.0.1:9' },
+        modbus: { plc: { host: '127.0.0.1' } },
+        metrics: false,
+        devices: [{ publicKey: 'K', tokenEnv: 'T', resources: [{ id: 1, mqtt: { topic: 't' } }, { id: 2, modbus: { source: 'plc', kind: 'coil', address: 0 } }] }],
+      }),
+    );
+    const hooks = join(import.meta.dirname, 'fixtures', 'without-peers.mjs');
+    const result = await run(process.execPath, ['--import', hooks, cli, 'gateway', '--config', file], { env: { ...process.env, T: 'token' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('this config needs mqtt and modbus-serial, not installed: npm install mqtt modbus-serial');
+  });
+
   it('states its guarantees in --help', async () => {
     const { stdout } = await run(process.execPath, [cli, 'gateway', '--help']);
     expect(stdout).toMatch(/PUBACK/);

@@ -178,6 +178,7 @@ describe('gateway lifecycle', () => {
     expect(lines.join('\n')).not.toContain('not-the-token');
     // The right token, by a reload: the device's new agent sends what its durable queue kept.
     await gateway.reload(configOf([device(bay1, 'T1'), device(bay2, 'T2')]));
+    expect(gateway.stats().devices.find((d) => d.name === bay1.name)?.restored).toBe(10);
     await waitFor('bay 1 delivered', async () => (await stored(service, bay1.ids[0])).length === 10);
     expect(await stored(service, bay1.ids[0])).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 1)));
   });

@@ -52,6 +52,22 @@ afterEach(async () => {
   killAll();
 });
 
+/** The local service, a broker (aedes, or mosquitto where asked) and a queue folder, all closed after the test. */
+async function world(broker: 'aedes' | 'mosquitto'): Promise<{ service: RunningService; url: string; dir: string; mosquitto?: Mosquitto }> {
+  const service = await startLocalService();
+  cleanups.push(() => service.close());
+  const q = tempDir('gw-mqtt-');
+  cleanups.push(q.remove);
+  if (broker === 'mosquitto') {
+    const m = await Mosquitto.start(mosquittoPath() as string, q.dir);
+    cleanups.push(() => m.stop());
+    return { service, url: m.url, dir: q.dir, mosquitto: m };
+  }
+  const b = await AedesBroker.start();
+  cleanups.push(() => b.close());
+  return { service, url: b.url, dir: q.dir };
+}
+
 async function publisher(url: string): Promise<MqttClient> {
   const c = await connectAsync(url, { clientId: 'field-' + Math.random().toString(16).slice(2), protocolVersion: 4 });
   cleanups.push(() => c.endAsync());
@@ -85,30 +101,20 @@ async function runScenario(service: RunningService, brokerUrl: string, queueDir:
 
 describe('MQTT in, embedded broker (aedes)', () => {
   it('stores every published reading with its resource, value and order', async () => {
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
-    const broker = await AedesBroker.start();
-    cleanups.push(() => broker.close());
-    const q = tempDir('gw-mqtt-');
-    cleanups.push(q.remove);
-    const { gateway } = await runScenario(service, broker.url, q.dir);
+    const { service, url, dir } = await world('aedes');
+    const { gateway } = await runScenario(service, url, dir);
     const metrics = await (await fetch(gateway.metricsUrl as string)).text();
     expect(metrics).toContain(`feed_gateway_device_delivered_total{device="bay-1",public_key="${bay1.publicKey}"} 100`);
-    expect(metrics).toContain('feed_gateway_mqtt_connected{broker="' + broker.url + '"} 1');
+    expect(metrics).toContain('feed_gateway_mqtt_connected{broker="' + url + '"} 1');
   });
 
   it('counts and logs once each bad input, and the rest flows', async () => {
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
-    const broker = await AedesBroker.start();
-    cleanups.push(() => broker.close());
-    const q = tempDir('gw-bad-');
-    cleanups.push(q.remove);
+    const { service, url, dir } = await world('aedes');
     const lines: string[] = [];
-    const gateway = await startGateway(config(service.url, broker.url, q.dir, { subscribe: ['site/#'] }), { log: (l) => lines.push(l) });
+    const gateway = await startGateway(config(service.url, url, dir, { subscribe: ['site/#'] }), { log: (l) => lines.push(l) });
     cleanups.push(() => gateway.stop());
     await waitFor('the gateway to connect', () => gateway.stats().mqtt?.connected === true);
-    const field = await publisher(broker.url);
+    const field = await publisher(url);
     for (let i = 0; i < 3; i++) {
       await field.publishAsync('site/bay1/env', 'not json', { qos: 1 }); // does not parse
       await field.publishAsync('site/bay1/env', JSON.stringify({ other: 1 }), { qos: 1 }); // no such field
@@ -134,15 +140,10 @@ describe('MQTT in, embedded broker (aedes)', () => {
   });
 
   it('publishes a command at QoS 1, once', async () => {
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
-    const broker = await AedesBroker.start();
-    cleanups.push(() => broker.close());
-    const q = tempDir('gw-cmd-');
-    cleanups.push(q.remove);
-    const gateway = await startGateway(config(service.url, broker.url, q.dir), { log: () => {} });
+    const { service, url, dir } = await world('aedes');
+    const gateway = await startGateway(config(service.url, url, dir), { log: () => {} });
     cleanups.push(() => gateway.stop());
-    const field = await publisher(broker.url);
+    const field = await publisher(url);
     const got: string[] = [];
     await field.subscribeAsync('site/bay1/vent/set', { qos: 1 });
     field.on('message', (_t, payload) => got.push(payload.toString()));
@@ -158,26 +159,16 @@ describe('MQTT in, embedded broker (aedes)', () => {
 
 describe.skipIf(mosquittoPath() === null)(`MQTT in, Debian's mosquitto${mosquittoPath() === null ? ' (skipped: /usr/sbin/mosquitto is not installed: apt-get install -y mosquitto)' : ''}`, () => {
   it('stores every published reading with its resource, value and order', async () => {
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
-    const m = tempDir('gw-mosq-');
-    cleanups.push(m.remove);
-    const mosquitto = await Mosquitto.start(mosquittoPath() as string, m.dir);
-    cleanups.push(() => mosquitto.stop());
-    await runScenario(service, mosquitto.url, m.dir);
+    const { service, url, dir } = await world('mosquitto');
+    await runScenario(service, url, dir);
   });
 
   it('loses nothing when the broker restarts under load', async () => {
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
-    const m = tempDir('gw-mosq-restart-');
-    cleanups.push(m.remove);
-    const mosquitto = await Mosquitto.start(mosquittoPath() as string, m.dir);
-    cleanups.push(() => mosquitto.stop());
-    const gateway = await startGateway(config(service.url, mosquitto.url, m.dir), { log: () => {} });
+    const { service, url, dir, mosquitto } = await world('mosquitto');
+    const gateway = await startGateway(config(service.url, url, dir), { log: () => {} });
     cleanups.push(() => gateway.stop());
     await waitFor('the gateway to connect', () => gateway.stats().mqtt?.connected === true);
-    const field = await connectAsync(mosquitto.url, { clientId: 'field-restart', protocolVersion: 4, clean: false, reconnectPeriod: 200 });
+    const field = await connectAsync(url, { clientId: 'field-restart', protocolVersion: 4, clean: false, reconnectPeriod: 200 });
     cleanups.push(() => field.endAsync(true));
     const acked: string[] = [];
     let on = true;
@@ -191,9 +182,9 @@ describe.skipIf(mosquittoPath() === null)(`MQTT in, Debian's mosquitto${mosquitt
     })();
     await waitFor('load flowing', () => acked.length > 300);
     // SIGTERM: mosquitto saves its sessions (persistence) and comes back on the same port.
-    await mosquitto.stop();
+    await mosquitto!.stop();
     await waitFor('the gateway sees the broker gone', () => gateway.stats().mqtt?.connected === false);
-    await mosquitto.run();
+    await mosquitto!.run();
     await waitFor('reconnected', () => gateway.stats().mqtt?.connected === true, 20_000);
     await waitFor('load flowing again', () => acked.length > 1000, 20_000);
     on = false;
