@@ -6,7 +6,7 @@ import { Served } from '../test/support/serve';
 let built: string | null = null;
 
 /** Builds the CLI as `npm run build` does, into a directory of this run (so it is never stale), once per run. */
-function cli(): string {
+export function cli(): string {
   if (built === null) {
     const work = workDir('bench-service-');
     process.once('exit', work.remove);

@@ -3,6 +3,7 @@
 // the fsync policies and what a crash or a power cut can lose under each.
 import {
   closeSync,
+  fdatasync,
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
@@ -26,8 +27,10 @@ import { makeDirs } from './make-dirs';
  * When written records are forced from the OS to the disk. A record is handed to the OS before `append`
  * returns under every policy, so killing the process loses nothing; the policy only matters for a power cut.
  * - `always`: fdatasync before `append`/`ack` returns. A power cut loses nothing that returned.
- * - `interval` (default): fdatasync at most `fsyncIntervalMs` after a write. A power cut loses at most the
- *   records of about the last interval.
+ * - `interval` (default): an fdatasync at most `fsyncIntervalMs` after a write, in the thread pool, or,
+ *   before the write returns, once `fsyncRecords` records wait unsynced, whichever comes first. A power cut
+ *   loses at most the records of about the last interval (and the sync's own few ms), never more than
+ *   `fsyncRecords` of them.
  * - `never`: the OS writes back when it likes (Linux: within about 30 s). A power cut can lose anything not
  *   yet written back, and after one, acknowledged samples may come back (sent twice).
  */
@@ -38,6 +41,11 @@ export interface DurableQueueOptions {
   fsync?: FsyncPolicy;
   /** With `interval`: the longest a written record stays unsynced. Default 1000 ms. */
   fsyncIntervalMs?: number;
+  /**
+   * With `interval`: the most records written since the last sync; the write that reaches it syncs before
+   * it returns. Default 1000: at a high rate (a gateway's device) a power cut loses at most this many.
+   */
+  fsyncRecords?: number;
   /** A new segment file is begun when a sample would take the current one past this. Default 1 MiB. */
   segmentBytes?: number;
   /** An append that would take the log past this throws (the core then keeps the sample in memory only). Default 16 MiB. */
@@ -56,6 +64,8 @@ export interface DurableQueueStats {
   /** Bytes of torn tail cut off the newest segment when the queue was opened. */
   truncatedBytes: number;
   syncs: number;
+  /** Records (samples and checkpoints) handed to the OS since the last sync: what a power cut could take now. */
+  unsynced: number;
   /** Acks that could not be written; their samples come back after a restart unless a later ack is written. */
   ackFailures: number;
   /** Why the queue refuses all writes since a failed fsync, or null. */
@@ -110,9 +120,12 @@ class SegmentLog implements DurableQueue {
   /** The highest ack known to be on disk: segments are deleted only up to it. */
   private durableAcked = 0;
   private next = 1;
-  private dirty = false;
+  /** Records written since the queue opened, and how many of the first of them are synced. */
+  private written = 0;
+  private synced = 0;
+  /** An fdatasync of the interval policy is running off the event loop. */
+  private syncing = false;
   private dirDirty = false;
-  private lastSync = performance.now();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private failure: Error | null = null;
   private closed = false;
@@ -227,6 +240,7 @@ class SegmentLog implements DurableQueue {
       skippedRecords: this.skipped,
       truncatedBytes: this.truncated,
       syncs: this.syncs,
+      unsynced: this.written - this.synced,
       ackFailures: this.ackFailures,
       failure: this.failure === null ? null : this.failure.message,
     };
@@ -271,7 +285,7 @@ class SegmentLog implements DurableQueue {
   }
 
   private roll(): void {
-    if (this.dirty && this.settings.fsync !== 'never') this.sync();
+    if (this.written > this.synced && this.settings.fsync !== 'never') this.sync();
     closeSync(this.fd);
     this.startSegment(this.active().id + 1);
   }
@@ -296,7 +310,7 @@ class SegmentLog implements DurableQueue {
     }
     segment.bytes += line.length;
     this.bytes += line.length;
-    this.dirty = true;
+    this.written++;
   }
 
   private afterWrite(): void {
@@ -304,15 +318,10 @@ class SegmentLog implements DurableQueue {
       case 'always':
         this.sync();
         break;
-      case 'interval': {
-        const waited = performance.now() - this.lastSync;
-        if (waited >= this.settings.fsyncIntervalMs) this.sync();
-        else if (this.timer === null) {
-          this.timer = setTimeout(() => this.syncLater(), this.settings.fsyncIntervalMs - waited);
-          this.timer.unref();
-        }
+      case 'interval':
+        if (this.written - this.synced >= this.settings.fsyncRecords) this.sync();
+        else this.syncSoon();
         break;
-      }
       case 'never':
         this.durableAcked = this.acked;
         this.compact();
@@ -320,19 +329,51 @@ class SegmentLog implements DurableQueue {
     }
   }
 
-  private syncLater(): void {
+  /**
+   * Arms the interval's timer. Its instants are multiples of fsyncIntervalMs on the process's clock, the
+   * same for every queue of that interval: a gateway's thousand queues then sync together, off the event
+   * loop, and the file system makes their journal commits once for all, where a thousand syncs one after
+   * the other would block the process for seconds (docs/durable-queue.md).
+   */
+  private syncSoon(): void {
+    if (this.timer !== null || this.written === this.synced) return;
+    const every = this.settings.fsyncIntervalMs;
+    this.timer = setTimeout(() => this.syncInBackground(), every - (performance.now() % every));
+    this.timer.unref();
+  }
+
+  /** An fdatasync in the thread pool; what was written up to now is synced once it completes. */
+  private syncInBackground(): void {
     this.timer = null;
     if (this.closed || this.failure !== null) return;
-    try {
-      this.sync();
-    } catch {
-      // Recorded in `failure`: the next append throws it.
-    }
+    if (this.syncing) return this.syncSoon();
+    this.syncing = true;
+    const segment = this.active();
+    const written = this.written;
+    const acked = this.acked;
+    fdatasync(this.fd, (error) => {
+      this.syncing = false;
+      // A roll or a close synced that file's records itself, before closing it.
+      if (this.closed || this.active() !== segment) return;
+      try {
+        if (error) throw error;
+        this.syncs++;
+        if (this.dirDirty) syncDirectory(this.dir);
+        this.dirDirty = false;
+      } catch (e) {
+        this.failure = asError(e);
+        return;
+      }
+      this.synced = Math.max(this.synced, written);
+      this.durableAcked = Math.max(this.durableAcked, acked);
+      this.compact();
+      this.syncSoon();
+    });
   }
 
   private sync(): void {
     try {
-      if (this.dirty) {
+      if (this.written > this.synced) {
         fdatasyncSync(this.fd);
         this.syncs++;
       }
@@ -342,9 +383,8 @@ class SegmentLog implements DurableQueue {
       this.failure = asError(e);
       throw e;
     }
-    this.dirty = false;
+    this.synced = this.written;
     this.dirDirty = false;
-    this.lastSync = performance.now();
     this.durableAcked = this.acked;
     this.compact();
   }
@@ -380,12 +420,14 @@ function settingsOf(options: DurableQueueOptions): Settings {
   const settings: Settings = {
     fsync: options.fsync ?? 'interval',
     fsyncIntervalMs: options.fsyncIntervalMs ?? 1000,
+    fsyncRecords: options.fsyncRecords ?? 1000,
     segmentBytes: options.segmentBytes ?? MIB,
     maxBytes: options.maxBytes ?? 16 * MIB,
   };
   const problems: string[] = [];
   if (!['always', 'interval', 'never'].includes(settings.fsync)) problems.push('fsync: expected "always", "interval" or "never"');
   if (!(Number.isFinite(settings.fsyncIntervalMs) && settings.fsyncIntervalMs > 0)) problems.push('fsyncIntervalMs: expected a number > 0');
+  if (!(Number.isSafeInteger(settings.fsyncRecords) && settings.fsyncRecords > 0)) problems.push('fsyncRecords: expected an integer > 0');
   if (!(Number.isSafeInteger(settings.segmentBytes) && settings.segmentBytes > 0)) problems.push('segmentBytes: expected an integer > 0');
   if (!(Number.isSafeInteger(settings.maxBytes) && settings.maxBytes >= settings.segmentBytes)) {
     problems.push('maxBytes: expected an integer ≥ segmentBytes');

@@ -243,6 +243,44 @@ describe('openDurableQueue', () => {
     }
   });
 
+  it('syncs under interval once fsyncRecords records wait, before the interval is up', () => {
+    withQueue(freshDir(), { fsync: 'interval', fsyncIntervalMs: 3_600_000, fsyncRecords: 5 }, (queue) => {
+      // The opening checkpoint is the first record: the fifth write is the fourth sample.
+      appendRange(queue, 1, 3);
+      expect(queue.stats()).toMatchObject({ syncs: 0, unsynced: 4 });
+      appendRange(queue, 4, 4);
+      expect(queue.stats()).toMatchObject({ syncs: 1, unsynced: 0 });
+      appendRange(queue, 5, 13);
+      queue.ack(6);
+      // 9 samples and an ack since: two more syncs, never more than 5 records waiting.
+      expect(queue.stats()).toMatchObject({ syncs: 3, unsynced: 0 });
+      appendRange(queue, 14, 16);
+      expect(queue.stats()).toMatchObject({ syncs: 3, unsynced: 3 });
+    });
+  });
+
+  it('syncs on the interval in the background: an append never waits for a sync the interval owes', async () => {
+    const queues = [0, 1, 2].map(() => openDurableQueue(freshDir(), { fsync: 'interval', fsyncIntervalMs: 40 }));
+    const until = async (done: () => boolean) => {
+      // Bounded by the test's timeout.
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    try {
+      // The opening checkpoints are synced by the timer; then the interval has long passed.
+      await until(() => queues.every((q) => q.stats().unsynced === 0));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const queue of queues) {
+        const before = queue.stats().syncs;
+        appendRange(queue, 1, 2);
+        expect(queue.stats()).toMatchObject({ syncs: before, unsynced: 2 });
+      }
+      await until(() => queues.every((q) => q.stats().unsynced === 0));
+      for (const queue of queues) expect(loadAll(queue)).toEqual(expected([1, 2]));
+    } finally {
+      for (const queue of queues) queue.close();
+    }
+  });
+
   it('allows one open queue per directory, and none after close', () => {
     const dir = freshDir();
     const queue = openDurableQueue(dir);
@@ -253,8 +291,8 @@ describe('openDurableQueue', () => {
   });
 
   it('names every bad option at once', () => {
-    expect(() => openDurableQueue(freshDir(), { fsync: 'sometimes' as FsyncPolicy, segmentBytes: 4096, maxBytes: 1024 })).toThrow(
-      /fsync: .*; maxBytes: /,
+    expect(() => openDurableQueue(freshDir(), { fsync: 'sometimes' as FsyncPolicy, fsyncRecords: 0, segmentBytes: 4096, maxBytes: 1024 })).toThrow(
+      /fsync: .*; fsyncRecords: .*; maxBytes: /,
     );
   });
 
