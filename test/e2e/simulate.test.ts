@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
@@ -266,7 +266,7 @@ describe('feed-agent simulate', () => {
     // terminal sends it, to the whole process group: npm, its shell and the simulator.
     const app = join(work.dir, 'app');
     mkdirSync(app);
-    symlinkSync(work.dir, join(app, 'dist'));
+    symlinkSync(dirname(work.cli()), join(app, 'dist'));
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, scripts: { start: scripts.start } }));
     const npm = track(spawn('npm', ['start', '--silent', '--', '--json'], { cwd: app, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
