@@ -74,15 +74,19 @@ async function runGateway(args: string[]): Promise<void> {
     console.log(`${values.config}: ${config.devices.length} devices, no mistakes`);
     return;
   }
+  // Signals are handled from the first moment: starting takes a while (each device looks its resources up
+  // at the gateway's request rate), and SIGHUP's default would end the process; one that comes meanwhile
+  // acts on the gateway once it is up.
+  const starting = startGateway(config);
+  handleSignals(() => starting.then((g) => g.stop()), () => starting.then((g) => g.reload(readConfig(file))));
   let running: Gateway;
   try {
-    running = await startGateway(config);
+    running = await starting;
   } catch (e) {
     if (e instanceof MissingPeerError) throw new Error(e.message);
     throw e;
   }
   console.log(`feed-agent gateway: ${config.devices.length} devices${running.metricsUrl === null ? '' : `, metrics at ${running.metricsUrl}`}`);
-  handleSignals(() => running.stop(), () => running.reload(readConfig(file)));
 }
 
 /** Reads and checks the config file; every mistake in one UsageError (exit 2). */

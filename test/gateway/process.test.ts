@@ -163,3 +163,34 @@ it('reloads its config on SIGHUP, and refuses a file with mistakes keeping the r
     await service.close();
   }
 }, 60_000);
+
+it('takes a SIGHUP that comes while it is still starting, rather than dying of it', async () => {
+  const dir = join(work.dir, 'sighup-start');
+  mkdirSync(dir);
+  const service = await startLocalService();
+  // The start-up lookup is answered 3 s late: a gateway of many devices takes that long to start.
+  const proxy = await FaultProxy.start(service.url);
+  proxy.faults([{ times: 1, action: { do: 'slow', ms: 3_000 } }]);
+  const broker = await AedesBroker.start();
+  const [bay1, bay2] = BAYS;
+  const config = join(dir, 'gateway.json');
+  const write = (devices: unknown[]) =>
+    writeFileSync(config, JSON.stringify({ service: { url: proxy.url }, queue: { dir: 'queue' }, mqtt: { url: broker.url, clientId: 'hup-start' }, metrics: false, status: { everyS: 0 }, devices }));
+  const one = { name: 'bay-1', publicKey: bay1.publicKey, tokenEnv: 'T1', resources: [{ id: bay1.ids[0], mqtt: { topic: 'b1' } }] };
+  const two = { name: 'bay-2', publicKey: bay2.publicKey, tokenEnv: 'T2', resources: [{ id: bay2.ids[0], mqtt: { topic: 'b2' } }] };
+  write([one]);
+  try {
+    const gateway = new GatewayChild(cli, ['--config', config], { T1: bay1.token, T2: bay2.token });
+    await gateway.waitForLine(/mqtt: connected/);
+    write([one, two]);
+    gateway.child.kill('SIGHUP');
+    await gateway.waitForLine(/gateway: reloaded: 1 added, 0 changed, 0 removed/);
+    expect(gateway.out).toMatch(/feed-agent gateway: 1 devices/);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  } finally {
+    await proxy.close();
+    await broker.close();
+    await service.close();
+  }
+}, 60_000);
