@@ -130,21 +130,30 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
   }
 }, 120_000);
 
-it('reloads its config on SIGHUP, and refuses a file with mistakes keeping the running config', async () => {
-  const dir = join(work.dir, 'sighup');
+/**
+ * The two-device rig of the SIGHUP tests: `write` puts a config of the given devices (`one`, `two`: bay 1 and
+ * bay 2, one MQTT resource each) in its file; the gateway starts on `one`.
+ */
+function hupRig(name: string, serviceUrl: string, brokerUrl: string) {
+  const dir = join(work.dir, name);
   mkdirSync(dir);
-  const service = await startLocalService();
-  const broker = await AedesBroker.start();
   const [bay1, bay2] = BAYS;
   const config = join(dir, 'gateway.json');
   const write = (devices: unknown[]) =>
-    writeFileSync(config, JSON.stringify({ service: { url: service.url }, queue: { dir: 'queue' }, mqtt: { url: broker.url, clientId: 'hup' }, metrics: false, status: { everyS: 0 }, devices }));
+    writeFileSync(config, JSON.stringify({ service: { url: serviceUrl }, queue: { dir: 'queue' }, mqtt: { url: brokerUrl, clientId: name }, metrics: false, status: { everyS: 0 }, devices }));
   const one = { name: 'bay-1', publicKey: bay1.publicKey, tokenEnv: 'T1', resources: [{ id: bay1.ids[0], mqtt: { topic: 'b1' } }] };
   const two = { name: 'bay-2', publicKey: bay2.publicKey, tokenEnv: 'T2', resources: [{ id: bay2.ids[0], mqtt: { topic: 'b2' } }] };
   write([one]);
+  return { bay1, bay2, one, two, write, start: () => new GatewayChild(cli, ['--config', config], { T1: bay1.token, T2: bay2.token }) };
+}
+
+it('reloads its config on SIGHUP, and refuses a file with mistakes keeping the running config', async () => {
+  const service = await startLocalService();
+  const broker = await AedesBroker.start();
+  const { bay1, bay2, one, two, write, start } = hupRig('hup', service.url, broker.url);
   const field = await connectAsync(broker.url, { clientId: 'hup-field', protocolVersion: 4 });
   try {
-    const gateway = new GatewayChild(cli, ['--config', config], { T1: bay1.token, T2: bay2.token });
+    const gateway = start();
     await gateway.waitForLine(/mqtt: connected/);
     write([one, { ...two, silenceS: 0 }]);
     gateway.child.kill('SIGHUP');
@@ -165,22 +174,14 @@ it('reloads its config on SIGHUP, and refuses a file with mistakes keeping the r
 }, 60_000);
 
 it('takes a SIGHUP that comes while it is still starting, rather than dying of it', async () => {
-  const dir = join(work.dir, 'sighup-start');
-  mkdirSync(dir);
   const service = await startLocalService();
   // The start-up lookup is answered 3 s late: a gateway of many devices takes that long to start.
   const proxy = await FaultProxy.start(service.url);
   proxy.faults([{ times: 1, action: { do: 'slow', ms: 3_000 } }]);
   const broker = await AedesBroker.start();
-  const [bay1, bay2] = BAYS;
-  const config = join(dir, 'gateway.json');
-  const write = (devices: unknown[]) =>
-    writeFileSync(config, JSON.stringify({ service: { url: proxy.url }, queue: { dir: 'queue' }, mqtt: { url: broker.url, clientId: 'hup-start' }, metrics: false, status: { everyS: 0 }, devices }));
-  const one = { name: 'bay-1', publicKey: bay1.publicKey, tokenEnv: 'T1', resources: [{ id: bay1.ids[0], mqtt: { topic: 'b1' } }] };
-  const two = { name: 'bay-2', publicKey: bay2.publicKey, tokenEnv: 'T2', resources: [{ id: bay2.ids[0], mqtt: { topic: 'b2' } }] };
-  write([one]);
+  const { one, two, write, start } = hupRig('hup-start', proxy.url, broker.url);
   try {
-    const gateway = new GatewayChild(cli, ['--config', config], { T1: bay1.token, T2: bay2.token });
+    const gateway = start();
     await gateway.waitForLine(/mqtt: connected/);
     write([one, two]);
     gateway.child.kill('SIGHUP');
