@@ -79,7 +79,7 @@ export async function benchFootprint(): Promise<BenchSection> {
         unit: 'slots',
       },
       {
-        label: 'XS compute per sample, record() to batch body (goal ≤ 1.10 × baseline)',
+        label: 'XS compute per sample, record() to batch body (goal ≤ 1.15 × baseline, issue 22)',
         value: figures['xs.computePerSample'],
         baseline: figures['xs.baselineComputePerSample'],
         unit: 'compute',
