@@ -341,7 +341,7 @@ class FeedAgent implements Agent {
     this.resources.admit(this.state === 'running');
     this.keepAlive.seen();
     if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.setIntervalMs((this.resources.shortestLifetimeMin * 60_000) / 2);
+      this.keepAlive.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
     }
   }
 

@@ -39,7 +39,7 @@ export class KeepAlive implements Job {
   }
 
   /** Reads every `ms` from now on: half the shortest lifetime, once the lookup learnt it. */
-  setIntervalMs(ms: number): void {
+  changeInterval(ms: number): void {
     this.intervalMs = ms;
   }
 
