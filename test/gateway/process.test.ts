@@ -116,7 +116,10 @@ it.each(brokers)(`stores every acknowledged message through ${KILLS} kill -9 wit
       const firsts = [...new Set(stored)];
       const at = firsts.findIndex((v, i) => v !== expected[i]);
       expect(at, `first out of order at ${at}: ${firsts.slice(Math.max(0, at - 3), at + 8).join(' ')}`).toBe(-1);
-      expect(stored.length - MESSAGES, 'messages stored twice, against the samples counted unresolved').toBeLessThanOrEqual(unresolved);
+      // A kill between a message's two writes (its reading into the queue, then its redelivery note,
+      // microseconds apart) stores it twice, never loses it (docs/gateway.md): at most one per kill beside
+      // what was counted unresolved. A batch sent again blind would repeat hundreds.
+      expect(stored.length - MESSAGES, 'messages stored twice, against the samples counted unresolved and one a kill').toBeLessThanOrEqual(unresolved + KILLS);
     }
     console.log(`kill test (${name}): ${MESSAGES} messages, ${stored.length - MESSAGES} stored twice, ${unresolved} counted unresolved, ` +
       `${readBack.batches} batches out at a kill read back after the restart (${readBack.stored} samples found stored), over ${KILLS} kills`);
