@@ -152,7 +152,8 @@ describe('gateway lifecycle', () => {
       const missing = [...sent].filter((v) => !got.has(v));
       throw new Error(`${(e as Error).message}: ${missing.length} of ${sent.size} missing (${missing.slice(0, 10).join(' ')}); ${JSON.stringify(gateway.stats())}`);
     });
-    expect(gateway.stats().mqtt?.connects).toBe(2);
+    // It came back: a broker that is still starting may drop a first reconnect, so at least once more.
+    expect(gateway.stats().mqtt?.connects).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it('holds acknowledgements while a queue is full, and loses nothing', async () => {
