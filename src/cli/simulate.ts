@@ -107,6 +107,15 @@ async function simulateOrThrow(args: string[]): Promise<number> {
   // Left in place after the end (a signal handler does not hold the process), for the reason above.
   process.on('SIGINT', onSignal('Ctrl-C'));
   process.on('SIGTERM', onSignal('SIGTERM'));
+  // A reader that goes away (`simulate | head`) stops the run as a first Ctrl-C does: what is queued
+  // drains, and the status lines that follow go nowhere, quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    if (finished || signalledAt !== null) return;
+    signalledAt = performance.now();
+    console.error('feed-agent simulate: output closed: stopping, draining the queue');
+    simulation.stop('output closed');
+  });
   try {
     return await simulation.done;
   } finally {

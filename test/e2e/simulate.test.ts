@@ -50,6 +50,15 @@ describe('feed-agent simulate', () => {
     expect(sim.stdout + sim.stderr).not.toContain(DEMO_TOKEN);
   });
 
+  it('whose reader goes away (`simulate | head -3`) stops as at Ctrl-C: it drains and exits 0, without a stack', async () => {
+    const sim = new Sim(work.cli(), []);
+    await new Promise<void>((resolve) => sim.child.stdout!.once('data', () => resolve()));
+    sim.child.stdout!.destroy();
+    expect(await sim.exited).toBe(0);
+    expect(sim.stderr).toContain('output closed: stopping');
+    expect(sim.stderr).not.toMatch(/EPIPE|Unhandled|    at /);
+  });
+
   it('--port and --host give the local service, and so its dashboard, a stable address', async () => {
     // A port free a moment ago (closedPort closes its server): the one the simulator is asked to listen on.
     const port = Number((await closedPort(createServer())).split(':').pop());
