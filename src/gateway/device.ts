@@ -80,6 +80,7 @@ export class GatewayDevice {
   private feeder: ReturnType<typeof setInterval> | null = null;
   private spilled = false;
   private overflowFailed = false;
+  private overflowFullSaid = false;
   private hurrying = false;
   private readonly queueSettings: GatewayConfig['queue'];
   private present = true;
@@ -242,7 +243,12 @@ export class GatewayDevice {
   private spill(resource: number, value: SampleValue): boolean {
     if (this.config.overflowBytes === 0 || this.overflowFailed) return false;
     const overflow = this.overflow ?? this.openOverflow();
-    if (overflow === null || !overflow.push(resource, value)) return false;
+    if (overflow === null) return false;
+    if (!overflow.push(resource, value)) {
+      if (!this.overflowFullSaid) this.log(`${this.name}: its overflow takes no more readings: ${overflow.refusal}`);
+      this.overflowFullSaid = true;
+      return false;
+    }
     if (!this.spilled) {
       this.spilled = true;
       this.log(`${this.name}: queue full: readings go to its overflow on disk (up to ${mib(this.config.overflowBytes)}) and are fed back, oldest first, as the queue has room`);

@@ -55,11 +55,6 @@ export class Overflow {
     return this.next - 1 - this.fed;
   }
 
-  /** Bytes of its files. */
-  get bytes(): number {
-    return this.queue.stats().bytes;
-  }
-
   /** Takes a reading, handed to the OS before it returns; false when the bound is reached or the write failed (`refusal` says why). */
   push(resource: number, value: SampleValue): boolean {
     try {
