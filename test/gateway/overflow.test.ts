@@ -1,12 +1,14 @@
 // A device whose token is refused pauses alone: once its queue is full, its readings go to its overflow
 // on disk and are acknowledged, so the other devices behind the same broker connection keep flowing.
 // Once its token is accepted, the overflow is fed back into its queue, oldest first, each reading once.
+// Modbus readings polled while the queue is full go to the overflow too, rather than being lost.
 import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { parseGatewayConfig, startGateway } from '../../src/gateway';
 import type { GatewayConfig } from '../../src/gateway';
-import { BAYS, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';
+import { FaultProxy } from '../support/fault-proxy';
+import { BAYS, ModbusDevice, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';
 
 const mosquitto = mosquittoPath();
 const [bay1, bay2] = BAYS;
@@ -78,4 +80,49 @@ describe.skipIf(mosquitto === null)(`the overflow${mosquitto === null ? ' (skipp
     expect(await storedValues(service.url, bay1.ids[0])).toEqual(one);
     expect(gateway.stats().devices[0]).toMatchObject({ overflow: 0, queued: 0, lost: 0 });
   }, 60_000);
+});
+
+describe('the overflow, Modbus', () => {
+  it('keeps what is polled while the queue is full (the service down), and delivers all of it in order once it is back', async () => {
+    const d = tempDir('gw-overflow-modbus-');
+    cleanups.push(d.remove);
+    const service = await startLocalService();
+    cleanups.push(() => service.close());
+    // The service answers 503 to every batch until the proxy's faults are cleared.
+    const proxy = await FaultProxy.start(service.url);
+    cleanups.push(() => proxy.close());
+    proxy.faults([{ op: 'create', always: true, action: { do: 'status', status: 503 } }]);
+    const plc = await ModbusDevice.start();
+    cleanups.push(() => plc.down());
+    // The register counts up faster than it is polled: every poll's reading is larger than the one before.
+    let value = 0;
+    const timer = setInterval(() => (plc.holding[0] = ++value), 5);
+    cleanups.push(() => clearInterval(timer));
+    const config = parseGatewayConfig(
+      {
+        service: { url: proxy.url },
+        queue: { dir: d.dir },
+        modbus: { plc: { host: '127.0.0.1', port: plc.port } },
+        metrics: false,
+        status: { everyS: 0 },
+        devices: [{ name: 'Bay 1', publicKey: bay1.publicKey, tokenEnv: 'T1', queue: 16, resources: [{ id: bay1.ids[0], modbus: { source: 'plc', kind: 'holding-register', address: 0, scale: 0.001, everyMs: 10 } }] }],
+      },
+      ENV,
+      '/',
+    );
+    const gateway = await startGateway(config, { log: () => {} });
+    cleanups.push(() => gateway.stop());
+    await waitFor('polled well past its queue', () => gateway.stats().devices[0].overflow >= 50);
+    expect(gateway.stats().devices[0]).toMatchObject({ queued: 16, lost: 0, delivered: 0 });
+    // The service is back; polling goes on a moment, then the field device goes away and the rest drains.
+    proxy.clearFaults();
+    await new Promise((r) => setTimeout(r, 500));
+    await plc.down();
+    await waitFor('all delivered', () => gateway.stats().devices[0].overflow === 0 && gateway.stats().devices[0].queued === 0, 20_000);
+    const polled = gateway.stats().sources[0].messagesIn;
+    const stored = (await storedValues(service.url, bay1.ids[0])).map(Number);
+    expect(gateway.stats().devices[0]).toMatchObject({ lost: 0, refused: 0 });
+    expect(stored).toHaveLength(polled);
+    expect(stored.every((v, i) => i === 0 || v > stored[i - 1]), 'stored in the order polled').toBe(true);
+  }, 40_000);
 });
