@@ -243,7 +243,9 @@ export class MqttIn {
   private subscribe(filters: string[]): void {
     if (filters.length === 0) return;
     this.client.subscribe(filters, { qos: 1 }, (e) => {
+      // From here on the broker keeps these topics' messages for the session, while the gateway is away too.
       if (e) this.log(`mqtt: subscribing to ${filters.join(', ')} failed: ${e.message}`);
+      else this.log(`mqtt: subscribed to ${filters.length} topic filter${filters.length === 1 ? '' : 's'}`);
     });
   }
 

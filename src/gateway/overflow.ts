@@ -4,13 +4,17 @@
 // records and checksums, the same fsync policy and grouping, a segment file deleted once all of it was fed
 // back) in the device's queue folder, under `overflow/`, and bounded in bytes. It is read back oldest first
 // through a cursor over its segment files, so what it holds stays on disk, not in memory.
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+//
+// Which readings were fed back is kept in a mark rewritten in place (`fed`, one small write per reading),
+// not as an ack record per reading in the log: those would take as much room as the readings. The log is
+// acked about once a segment's worth of readings (and when all is fed), which lets fed segments go.
+import { closeSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SampleValue } from '../core/host';
 import { openDurableQueue, SEGMENT_NAME } from '../../platforms/node/durable-queue';
 import type { DurableQueue, FsyncPolicy } from '../../platforms/node/durable-queue';
-import { scanSegment } from '../../platforms/node/log-record';
+import { encodeCheckpoint, scanSegment } from '../../platforms/node/log-record';
 
 export interface OverflowOptions {
   fsync: FsyncPolicy;
@@ -29,13 +33,20 @@ const MIB = 1024 * 1024;
 /** Bytes read from a segment at a time: a few hundred readings in memory while the overflow is fed back. */
 const CHUNK = 16 * 1024;
 const NEWLINE = 0x0a;
+/** Fewer bytes than a reading's record takes: the log is acked at least once per segment's worth of readings. */
+const ACK_BYTES = 64;
+/** More than the longest mark: a checksum and two sequence numbers. */
+const MARK_BYTES = 64;
 
 export class Overflow {
   private readonly queue: DurableQueue;
   private readonly reader: SegmentReader;
-  /** Sequence number of the next reading taken, and of the last one fed back. */
+  private readonly mark: FedMark;
+  /** Sequence number of the next reading taken, of the last one fed back, and of the last the log was told of. */
   private next: number;
   private fed: number;
+  private acked: number;
+  private readonly ackEvery: number;
   /** Why the last reading was not taken, or null. */
   refusal: string | null = null;
 
@@ -43,11 +54,16 @@ export class Overflow {
   constructor(dir: string, options: OverflowOptions) {
     // Segments of a quarter of the bound at most: fed ones are deleted while the newest still takes readings.
     const segmentBytes = Math.max(1, Math.min(MIB, Math.floor(options.maxBytes / 4)));
+    this.ackEvery = Math.max(1, Math.floor(segmentBytes / ACK_BYTES));
     this.queue = openDurableQueue(dir, { fsync: options.fsync, fsyncIntervalMs: options.fsyncIntervalMs, maxBytes: options.maxBytes, segmentBytes });
     const s = this.queue.stats();
+    this.mark = new FedMark(join(dir, 'fed'));
     this.next = s.nextSeq;
-    this.fed = s.acked;
-    this.reader = new SegmentReader(dir, s.acked);
+    // A mark beyond what was ever taken is not this log's (a folder copied over): the log's own ack stands.
+    const marked = this.mark.read();
+    this.fed = marked < this.next ? Math.max(s.acked, marked) : s.acked;
+    this.acked = s.acked;
+    this.reader = new SegmentReader(dir, this.fed);
   }
 
   /** Readings held, not fed back yet. */
@@ -72,7 +88,7 @@ export class Overflow {
     if (this.size === 0) return null;
     const oldest = this.reader.peek();
     // Records lost to damage on disk (a power cut): the rest counts as fed.
-    if (oldest === null) this.ack(this.next - 1);
+    if (oldest === null) this.fedUpTo(this.next - 1);
     return oldest;
   }
 
@@ -81,16 +97,56 @@ export class Overflow {
     const oldest = this.reader.peek();
     if (oldest === null) return;
     this.reader.advance();
-    this.ack(oldest.seq);
+    this.fedUpTo(oldest.seq);
   }
 
   close(): void {
+    this.mark.close();
     this.queue.close();
   }
 
-  private ack(seq: number): void {
-    this.queue.ack(seq);
+  private fedUpTo(seq: number): void {
+    this.mark.write(seq, this.next);
     this.fed = seq;
+    if (seq - this.acked >= this.ackEvery || this.size === 0) {
+      this.queue.ack(seq);
+      this.acked = seq;
+    }
+  }
+}
+
+/**
+ * The last reading fed back, one record (log-record.ts's checkpoint line) rewritten at the start of a file:
+ * one positional write of a few dozen bytes, handed to the OS, so it survives kill -9. A torn or missing
+ * one reads as 0: the log's own ack then decides, and readings fed since come again (twice, never lost).
+ */
+class FedMark {
+  private readonly fd: number;
+
+  constructor(path: string) {
+    closeSync(openSync(path, 'a'));
+    this.fd = openSync(path, 'r+');
+  }
+
+  read(): number {
+    let fed = 0;
+    const bytes = Buffer.alloc(MARK_BYTES);
+    const got = readSync(this.fd, bytes, 0, MARK_BYTES, 0);
+    // Only the first line counts: a shorter record leaves the end of a longer one behind it.
+    const end = bytes.subarray(0, got).indexOf(NEWLINE) + 1;
+    scanSegment(bytes.subarray(0, end), (r) => {
+      if (r.kind === 'checkpoint') fed = r.acked;
+    });
+    return fed;
+  }
+
+  write(fed: number, next: number): void {
+    const line = encodeCheckpoint(fed, next);
+    writeSync(this.fd, line, 0, line.length, 0);
+  }
+
+  close(): void {
+    closeSync(this.fd);
   }
 }
 

@@ -158,7 +158,8 @@ class KillRun {
 
   async start(kills = 0): Promise<void> {
     this.gateway = new GatewayChild(cli, ['--config', this.config], this.env(kills));
-    await this.gateway.waitForLine(/mqtt: connected/);
+    // Subscribed, not only connected: a message published before the first subscription reaches no session.
+    await this.gateway.waitForLine(/mqtt: subscribed/);
   }
 
   async kills(count: number, waitMs: () => number): Promise<void> {
