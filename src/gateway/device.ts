@@ -11,6 +11,7 @@ import type { Host, HttpRequest, LogLevel, SampleValue } from '../core/host';
 import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
+import { Once } from './once';
 import { Overflow } from './overflow';
 import type { RequestFn } from './pacing';
 
@@ -78,9 +79,9 @@ export class GatewayDevice {
   /** Opened when the queue first turns a reading away, or at start when an earlier run left readings in it. */
   private overflow: Overflow | null = null;
   private feeder: ReturnType<typeof setInterval> | null = null;
-  private spilled = false;
   private overflowFailed = false;
-  private overflowFullSaid = false;
+  /** What the overflow logs, once per device. */
+  private readonly once: Once;
   private hurrying = false;
   private readonly queueSettings: GatewayConfig['queue'];
   private present = true;
@@ -95,6 +96,7 @@ export class GatewayDevice {
     commandOut: (resource: number) => CommandOut,
   ) {
     this.queueSettings = gateway.queue;
+    this.once = new Once(log);
     this.overflowDir = join(gateway.queue.dir, config.publicKey, 'overflow');
     const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), { fsync: gateway.queue.fsync, fsyncIntervalMs: gateway.queue.fsyncIntervalMs });
     const node = createNodeHost({ storage, log: (level, message) => this.agentLog(level, message) });
@@ -142,7 +144,8 @@ export class GatewayDevice {
       // Nothing of this run is queued yet (readings wait for 'running'): what is queued was restored.
       this.restored = this.agent.stats().queued;
       // What an earlier run left in the overflow goes behind what its durable queue restored.
-      if (this.state === 'starting' && this.config.overflowBytes > 0 && existsSync(this.overflowDir)) this.openOverflow();
+      // They are fed even if the overflow was turned off since; it then takes no new ones.
+      if (this.state === 'starting' && existsSync(this.overflowDir)) this.openOverflow();
       if (this.state === 'starting') this.state = 'running';
     } catch (e) {
       this.state = 'failed';
@@ -245,14 +248,10 @@ export class GatewayDevice {
     const overflow = this.overflow ?? this.openOverflow();
     if (overflow === null) return false;
     if (!overflow.push(resource, value)) {
-      if (!this.overflowFullSaid) this.log(`${this.name}: its overflow takes no more readings: ${overflow.refusal}`);
-      this.overflowFullSaid = true;
+      this.once.say('overflow-full', `${this.name}: its overflow takes no more readings: ${overflow.refusal}`);
       return false;
     }
-    if (!this.spilled) {
-      this.spilled = true;
-      this.log(`${this.name}: queue full: readings go to its overflow on disk (up to ${mib(this.config.overflowBytes)}) and are fed back, oldest first, as the queue has room`);
-    }
+    this.once.say('spilled', `${this.name}: queue full: readings go to its overflow on disk (up to ${mib(this.config.overflowBytes)}) and are fed back, oldest first, as the queue has room`);
     this.feedSoon();
     return true;
   }
@@ -260,7 +259,9 @@ export class GatewayDevice {
   /** Opens the overflow, and feeds what it holds once the queue has room; null (logged) if it cannot be opened. */
   private openOverflow(): Overflow | null {
     try {
-      this.overflow = new Overflow(this.overflowDir, { fsync: this.queueSettings.fsync, fsyncIntervalMs: this.queueSettings.fsyncIntervalMs, maxBytes: this.config.overflowBytes });
+      // An overflow turned off (0) is opened only for what an earlier run left: any bound serves.
+      const maxBytes = this.config.overflowBytes || 1024 * 1024;
+      this.overflow = new Overflow(this.overflowDir, { fsync: this.queueSettings.fsync, fsyncIntervalMs: this.queueSettings.fsyncIntervalMs, maxBytes });
     } catch (e) {
       this.overflowFailed = true;
       this.log(`${this.name}: its overflow cannot be opened (${(e as Error).message}): a full queue holds readings back instead`);
@@ -283,11 +284,17 @@ export class GatewayDevice {
   private feed(): void {
     const overflow = this.overflow;
     if (this.state !== 'running' || overflow === null) return;
-    for (let oldest = overflow.peek(); oldest !== null; oldest = overflow.peek()) {
-      // Written to the queue first, then marked fed: a kill between the two stores it twice, never loses it.
-      if (!this.agent.record(oldest.resource, oldest.value) && this.turnedAway() === 'full') return this.hurry();
-      // Queued, or refused by the resource (counted and logged by the agent, in `refused`).
-      overflow.shift();
+    try {
+      for (let oldest = overflow.peek(); oldest !== null; oldest = overflow.peek()) {
+        // Written to the queue first, then marked fed: a kill between the two stores it twice, never loses it.
+        if (!this.agent.record(oldest.resource, oldest.value) && this.turnedAway() === 'full') return this.hurry();
+        // Queued, or refused by the resource (counted and logged by the agent, in `refused`).
+        overflow.shift();
+      }
+    } catch (e) {
+      // Its files cannot be read (or acked): tried again at the next turn; what it holds stays on disk.
+      this.once.say('feed-failed', `${this.name}: its overflow cannot be fed back, trying again: ${(e as Error).message}`);
+      return;
     }
     if (this.feeder !== null) clearInterval(this.feeder);
     this.feeder = null;
