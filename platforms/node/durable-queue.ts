@@ -84,7 +84,8 @@ export interface DurableQueue extends QueueStorage {
 type Settings = Required<DurableQueueOptions>;
 
 const MIB = 1024 * 1024;
-const SEGMENT_NAME = /^seg-(\d{16})\.log$/;
+/** The name of a segment file; its number orders the segments. */
+export const SEGMENT_NAME = /^seg-(\d{16})\.log$/;
 
 interface Segment {
   id: number;

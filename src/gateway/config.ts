@@ -75,6 +75,8 @@ export interface DeviceConfig {
   lastWill?: { topic: string; payload?: string };
   /** Queue capacity in samples (memory; the durable queue holds the same samples on disk). */
   queue: number;
+  /** The bound of its overflow on disk, in bytes (readings the full queue turns away); 0: no overflow. */
+  overflowBytes: number;
   resources: ResourceConfig[];
 }
 
@@ -122,6 +124,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   commandEveryMs: 2000,
   silenceS: 300,
   queue: 1024,
+  overflowMiB: 64,
   statusEveryS: 10,
   metricsHost: '127.0.0.1',
   metricsPort: 9464,
@@ -204,7 +207,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
   const keys = new Set<string>();
   const names = new Set<string>();
   p.list(root.devices, 'devices', true).forEach((raw, i) => {
-    const d = p.object(raw, `devices[${i}]`, ['name', 'publicKey', 'tokenEnv', 'tokenFile', 'silenceS', 'lastWill', 'queue', 'resources'], true);
+    const d = p.object(raw, `devices[${i}]`, ['name', 'publicKey', 'tokenEnv', 'tokenFile', 'silenceS', 'lastWill', 'queue', 'overflowMiB', 'resources'], true);
     const publicKey = p.string(d.publicKey, `devices[${i}].publicKey`, true) ?? '';
     const name = p.string(d.name, `devices[${i}].name`) ?? (publicKey || `device ${i}`);
     const at = `devices[${i}] (${name})`;
@@ -266,6 +269,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
       silenceMs: (p.number(d.silenceS, `${at}.silenceS`, 1) ?? GATEWAY_DEFAULTS.silenceS) * 1000,
       ...(lastWill === undefined ? {} : { lastWill }),
       queue: p.integer(d.queue, `${at}.queue`, 16, 1_000_000) ?? GATEWAY_DEFAULTS.queue,
+      overflowBytes: Math.round((p.number(d.overflowMiB, `${at}.overflowMiB`, 0) ?? GATEWAY_DEFAULTS.overflowMiB) * 1024 * 1024),
       resources,
     });
   });

@@ -1,6 +1,7 @@
-// One service device behind the gateway: its agent, its durable queue, and its presence, which follows
-// the field device. Readings come in through `offer` (from MQTT or Modbus); commands go out through the
-// agent's actuators to what the gateway wires in (`CommandOut`).
+// One service device behind the gateway: its agent, its durable queue, its overflow on disk, and its
+// presence, which follows the field device. Readings come in through `offer` (from MQTT or Modbus);
+// commands go out through the agent's actuators to what the gateway wires in (`CommandOut`).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createAgent } from '../core/agent';
@@ -10,9 +11,14 @@ import type { Host, HttpRequest, LogLevel, SampleValue } from '../core/host';
 import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
+import { Once } from './once';
+import { Overflow } from './overflow';
 import type { RequestFn } from './pacing';
 
-/** What became of a reading offered to a device. */
+/**
+ * What became of a reading offered to a device: 'stored' in its queue or its overflow (written to the
+ * OS either way); 'full': neither had room, nothing was kept.
+ */
 export type Offer = 'stored' | 'full' | 'not-running' | { refused: string };
 
 export interface DeviceStats {
@@ -23,6 +29,8 @@ export interface DeviceStats {
   /** Presence is kept alive: a source was heard within `silenceS`, and no last will came since. */
   present: boolean;
   queued: number;
+  /** Readings in its overflow on disk, waiting for room in the queue (docs/gateway.md, "A full queue"). */
+  overflow: number;
   /** Readings queued (and written to the durable queue) in this run. */
   accepted: number;
   /**
@@ -33,7 +41,7 @@ export interface DeviceStats {
   restored: number;
   delivered: number;
   setAside: number;
-  /** Readings that could not be queued and are gone: a Modbus reading while the queue was full. */
+  /** Readings that could not be kept and are gone: a Modbus reading while the queue and the overflow were full. */
   lost: number;
   /** Readings refused before queuing (outside the subtype's range, not of its pattern). */
   refused: number;
@@ -56,14 +64,26 @@ export type CommandOut = (value: SampleValue) => Promise<void>;
 
 /** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
 const AUTH_RETRY_MS = 60_000;
+/** While the overflow holds readings, the queue is looked at this often for room to feed them into. */
+const FEED_MS = 50;
 
 export class GatewayDevice {
   private readonly agent: Agent;
   private state: DeviceStats['state'] = 'starting';
   private heardAt = performance.now();
-  /** The queue's `droppedOverflow` as last seen, and how many of those readings will come again. */
+  /** The queue's `droppedOverflow` as last seen: it tells a full queue from a refused reading. */
   private dropped = 0;
-  private comesAgain = 0;
+  /** Readings neither the queue nor the overflow could take, which will not come again. */
+  private lost = 0;
+  private readonly overflowDir: string;
+  /** Opened when the queue first turns a reading away, or at start when an earlier run left readings in it. */
+  private overflow: Overflow | null = null;
+  private feeder: ReturnType<typeof setInterval> | null = null;
+  private overflowFailed = false;
+  /** What the overflow logs, once per device. */
+  private readonly once: Once;
+  private hurrying = false;
+  private readonly queueSettings: GatewayConfig['queue'];
   private present = true;
   private restored = 0;
   private finalStats: AgentStats | null = null;
@@ -75,6 +95,9 @@ export class GatewayDevice {
     private readonly log: (line: string) => void,
     commandOut: (resource: number) => CommandOut,
   ) {
+    this.queueSettings = gateway.queue;
+    this.once = new Once(log);
+    this.overflowDir = join(gateway.queue.dir, config.publicKey, 'overflow');
     const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), { fsync: gateway.queue.fsync, fsyncIntervalMs: gateway.queue.fsyncIntervalMs });
     const node = createNodeHost({ storage, log: (level, message) => this.agentLog(level, message) });
     // While the field device is silent, every request says `silent=true`: its queue still drains, and
@@ -100,8 +123,8 @@ export class GatewayDevice {
       resources: config.resources.filter((r) => r.command === undefined).map((r) => r.id),
       actuators,
       holdOnRefusedToken: true,
-      // A full queue refuses the newest reading: MQTT then holds back its acknowledgement, so the broker
-      // keeps the message, and nothing the durable queue holds is ever evicted.
+      // A full queue refuses the newest reading, which goes to the overflow: nothing the durable queue
+      // holds is ever evicted.
       uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, authRetryMs: AUTH_RETRY_MS },
     });
   }
@@ -120,6 +143,9 @@ export class GatewayDevice {
       await this.agent.start();
       // Nothing of this run is queued yet (readings wait for 'running'): what is queued was restored.
       this.restored = this.agent.stats().queued;
+      // What an earlier run left in the overflow goes behind what its durable queue restored.
+      // They are fed even if the overflow was turned off since; it then takes no new ones.
+      if (this.state === 'starting' && existsSync(this.overflowDir)) this.openOverflow();
       if (this.state === 'starting') this.state = 'running';
     } catch (e) {
       this.state = 'failed';
@@ -131,26 +157,31 @@ export class GatewayDevice {
   async stop(timeoutMs: number): Promise<void> {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
+    if (this.feeder !== null) clearInterval(this.feeder);
     this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
+    // What the overflow still holds stays on disk for the next start.
+    this.overflow?.close();
     this.state = 'stopped';
   }
 
-  /** A reading for one of its resources. 'full': nothing was queued, try again later. */
+  /**
+   * A reading for one of its resources. While the overflow holds readings, it goes behind them, so order
+   * is kept. 'full': neither the queue nor the overflow took it; nothing was kept.
+   */
   offer(resource: number, value: SampleValue): Offer {
     if (this.state !== 'running') return 'not-running';
-    // The common case costs one call: the stats are read only when the reading was not queued.
-    if (this.agent.record(resource, value)) return 'stored';
-    const s = this.agent.stats();
-    if (s.droppedOverflow > this.dropped) {
-      this.dropped = s.droppedOverflow;
-      return 'full';
+    if (this.overflow === null || this.overflow.size === 0) {
+      // The common case costs one call: the stats are read only when the reading was not queued.
+      if (this.agent.record(resource, value)) return 'stored';
+      const turnedAway = this.turnedAway();
+      if (turnedAway !== 'full') return turnedAway;
     }
-    return { refused: s.lastError ?? 'refused' };
+    return this.spill(resource, value) ? 'stored' : 'full';
   }
 
-  /** A reading refused by a full queue will come again (MQTT holds its acknowledgement): it is not lost. */
-  willComeAgain(): void {
-    this.comesAgain++;
+  /** A reading offered and found 'full' is gone: a Modbus poll, which keeps no backlog. */
+  lose(): void {
+    this.lost++;
   }
 
   /** A source of this device was heard: presence is kept alive again. */
@@ -176,11 +207,12 @@ export class GatewayDevice {
       state: this.state,
       present: this.present,
       queued: s.queued,
+      overflow: this.overflow?.size ?? 0,
       accepted: s.accepted,
       restored: this.restored,
       delivered: s.sent,
       setAside: s.setAside,
-      lost: s.droppedOverflow - this.comesAgain,
+      lost: this.lost,
       refused: s.rejectedInvalid,
       oldestAgeMs: s.oldestAgeMs,
       authPaused: s.authPaused,
@@ -200,6 +232,87 @@ export class GatewayDevice {
     this.log(`${this.name}: ${why}: presence no longer kept alive (its queue still drains)`);
   }
 
+  /** Why the agent did not queue a reading: its queue is full, or the reading is refused. */
+  private turnedAway(): 'full' | { refused: string } {
+    const s = this.agent.stats();
+    if (s.droppedOverflow > this.dropped) {
+      this.dropped = s.droppedOverflow;
+      return 'full';
+    }
+    return { refused: s.lastError ?? 'refused' };
+  }
+
+  /** Appends the reading to the overflow (written to the OS before this returns); false if it has no room. */
+  private spill(resource: number, value: SampleValue): boolean {
+    if (this.config.overflowBytes === 0 || this.overflowFailed) return false;
+    const overflow = this.overflow ?? this.openOverflow();
+    if (overflow === null) return false;
+    if (!overflow.push(resource, value)) {
+      this.once.say('overflow-full', `${this.name}: its overflow takes no more readings: ${overflow.refusal}`);
+      return false;
+    }
+    this.once.say('spilled', `${this.name}: queue full: readings go to its overflow on disk (up to ${mib(this.config.overflowBytes)}) and are fed back, oldest first, as the queue has room`);
+    this.feedSoon();
+    return true;
+  }
+
+  /** Opens the overflow, and feeds what it holds once the queue has room; null (logged) if it cannot be opened. */
+  private openOverflow(): Overflow | null {
+    try {
+      // An overflow turned off (0) is opened only for what an earlier run left: any bound serves.
+      const maxBytes = this.config.overflowBytes || 1024 * 1024;
+      this.overflow = new Overflow(this.overflowDir, { fsync: this.queueSettings.fsync, fsyncIntervalMs: this.queueSettings.fsyncIntervalMs, maxBytes });
+    } catch (e) {
+      this.overflowFailed = true;
+      this.log(`${this.name}: its overflow cannot be opened (${(e as Error).message}): a full queue holds readings back instead`);
+      return null;
+    }
+    const held = this.overflow.size;
+    if (held > 0) {
+      this.log(`${this.name}: ${held} readings in its overflow on disk, fed into its queue after what the queue holds`);
+      this.feedSoon();
+    }
+    return this.overflow;
+  }
+
+  private feedSoon(): void {
+    this.feeder ??= setInterval(() => this.feed(), FEED_MS);
+    this.feeder.unref();
+  }
+
+  /** Moves readings from the overflow into the queue, oldest first, while the queue has room. */
+  private feed(): void {
+    const overflow = this.overflow;
+    if (this.state !== 'running' || overflow === null) return;
+    try {
+      for (let oldest = overflow.peek(); oldest !== null; oldest = overflow.peek()) {
+        // Written to the queue first, then marked fed: a kill between the two stores it twice, never loses it.
+        if (!this.agent.record(oldest.resource, oldest.value) && this.turnedAway() === 'full') return this.hurry();
+        // Queued, or refused by the resource (counted and logged by the agent, in `refused`).
+        overflow.shift();
+      }
+    } catch (e) {
+      // Its files cannot be read (or acked): tried again at the next turn; what it holds stays on disk.
+      this.once.say('feed-failed', `${this.name}: its overflow cannot be fed back, trying again: ${(e as Error).message}`);
+      return;
+    }
+    if (this.feeder !== null) clearInterval(this.feeder);
+    this.feeder = null;
+  }
+
+  /**
+   * A full queue with more behind it in the overflow is sent now rather than at the flush timer: a queue
+   * smaller than a batch would otherwise take one timer's wait per queueful. A refused token's wait is kept.
+   */
+  private hurry(): void {
+    if (this.hurrying) return;
+    this.hurrying = true;
+    const done = (): void => {
+      this.hurrying = false;
+    };
+    this.agent.flush().then(done, done);
+  }
+
   private agentLog(level: LogLevel, message: string): void {
     if (level !== 'debug') this.log(`${this.name}: ${level}: ${message}`);
   }
@@ -209,4 +322,8 @@ export class GatewayDevice {
 function silenced(req: HttpRequest): HttpRequest {
   if (/[?&]silent=/.test(req.url)) return req;
   return { ...req, url: req.url + (req.url.includes('?') ? '&' : '?') + 'silent=true' };
+}
+
+function mib(bytes: number): string {
+  return `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
 }

@@ -106,7 +106,8 @@ export class ModbusIn {
     device.heard();
     const offer = device.offer(poll.resource, value);
     if (offer === 'full') {
-      this.once.say(`full:${device.name}`, `${device.name}: queue full: Modbus readings are lost until there is room (counted)`);
+      device.lose();
+      this.once.say(`full:${device.name}`, `${device.name}: queue and overflow full: Modbus readings are lost until there is room (counted)`);
     } else if (typeof offer === 'object') {
       stats.refused++;
       this.once.say(`refused:${where}`, `${device.name}: modbus ${where}: ${offer.refused} (counted; logged once per register)`);

@@ -36,7 +36,7 @@ export interface WillRoute {
   device: () => GatewayDevice | undefined;
 }
 
-/** How often a message waiting for room in a full queue, or for its device to start, looks again. */
+/** How often a message waiting for room (its device's queue and overflow full), or for its device to start, looks again. */
 const WAIT_MS = 50;
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
@@ -196,10 +196,9 @@ export class MqttIn {
       }
       const offer = device.offer(route.resource, reading.value);
       if (offer === 'full') {
-        device.willComeAgain();
         if (!held.has(s)) this.counts.heldForRoom++;
         held.add(s);
-        this.once.say(`full:${device.name}`, `${device.name}: queue full: acknowledgements to the broker held back until there is room (the broker keeps the messages)`);
+        this.once.say(`full:${device.name}`, `${device.name}: queue and overflow full: acknowledgements to the broker held back until there is room (the broker keeps the messages; every device on this connection waits)`);
         (waiting ??= new Set()).add(s);
         continue;
       }
@@ -244,7 +243,9 @@ export class MqttIn {
   private subscribe(filters: string[]): void {
     if (filters.length === 0) return;
     this.client.subscribe(filters, { qos: 1 }, (e) => {
+      // From here on the broker keeps these topics' messages for the session, while the gateway is away too.
       if (e) this.log(`mqtt: subscribing to ${filters.join(', ')} failed: ${e.message}`);
+      else this.log(`mqtt: subscribed to ${filters.length} topic filter${filters.length === 1 ? '' : 's'}`);
     });
   }
 

@@ -26,6 +26,7 @@ export function statusLine(s: GatewayStats, last: Totals, seconds: number): stri
     `in ${rate(now.messagesIn - last.messagesIn)}/s`,
     `delivered ${rate(now.delivered - last.delivered)}/s (${now.delivered})`,
     `queued ${sum((d) => d.queued)}` + (oldest >= 0 ? ` (oldest ${(oldest / 1000).toFixed(1)} s)` : ''),
+    `overflow ${sum((d) => d.overflow)}`,
     `set aside ${sum((d) => d.setAside)}`,
     `lost ${sum((d) => d.lost)}`,
     `parse errors ${s.sources.reduce((n, x) => n + x.parseErrors, 0)}`,

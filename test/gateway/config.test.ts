@@ -25,6 +25,7 @@ const BAD = {
       publicKey: 'K1',
       tokenEnv: 'NOT_SET_ANYWHERE',
       silenceS: 0,
+      overflowMiB: -1,
       lastWill: { topic: 'x/+y' },
       resources: [
         { id: 1, mqtt: { topic: 'a/b', field: '' } },
@@ -73,6 +74,7 @@ const EXPECTED = [
   'devices[0] (bay-1).resources[6] (6).command.modbus.kind: expected one of "coil", "holding-register", got "input-register"',
   'devices[0] (bay-1).resources[7].id: expected an integer from 1 up, got -7',
   'devices[0] (bay-1).silenceS: expected a number ≥ 1, got 0',
+  'devices[0] (bay-1).overflowMiB: expected a number ≥ 0, got -1',
   'devices[1] (K1).publicKey: K1 is served twice',
   'devices[1] (K1).tokenFile: cannot read no-such-token-file: ENOENT',
   'devices[2].token: unknown key',
@@ -103,6 +105,7 @@ describe('parseGatewayConfig', () => {
         work.dir,
       );
       expect(c.devices[0].token).toBe('secret-token');
+      expect(c.devices[0]).toMatchObject({ queue: 1024, overflowBytes: 64 * 1024 * 1024 });
       expect(c.queue).toEqual({ dir: join(work.dir, 'q'), fsync: 'interval', fsyncIntervalMs: 1000 });
       expect(c.metrics).toEqual({ host: '127.0.0.1', port: 9464 });
       expect(c.devices[0].resources[0].modbus).toMatchObject({ kind: 'coil', everyMs: 1000, scale: 1, offset: 0 });

@@ -1,0 +1,128 @@
+// A device whose token is refused pauses alone: once its queue is full, its readings go to its overflow
+// on disk and are acknowledged, so the other devices behind the same broker connection keep flowing.
+// Once its token is accepted, the overflow is fed back into its queue, oldest first, each reading once.
+// Modbus readings polled while the queue is full go to the overflow too, rather than being lost.
+import { connectAsync } from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { parseGatewayConfig, startGateway } from '../../src/gateway';
+import type { GatewayConfig } from '../../src/gateway';
+import { FaultProxy } from '../support/fault-proxy';
+import { BAYS, ModbusDevice, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';
+
+const mosquitto = mosquittoPath();
+const [bay1, bay2] = BAYS;
+const ENV = { T1: bay1.token, T2: bay2.token, WRONG: 'not-the-token' };
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const device = (b: (typeof BAYS)[number], token: string, extra: Record<string, unknown> = {}) => ({
+  name: b.name,
+  publicKey: b.publicKey,
+  tokenEnv: token,
+  resources: [{ id: b.ids[0], mqtt: { topic: `${b.name}/temperature` } }],
+  ...extra,
+});
+
+describe.skipIf(mosquitto === null)(`the overflow${mosquitto === null ? ' (skipped: /usr/sbin/mosquitto is not installed)' : ''}`, () => {
+  it('keeps a device whose token is refused from holding back the others on its broker connection, and delivers all of it later, in order, once', async () => {
+    const d = tempDir('gw-overflow-');
+    cleanups.push(d.remove);
+    const broker = await Mosquitto.start(mosquitto as string, d.dir);
+    cleanups.push(() => broker.stop());
+    const service = await startLocalService();
+    cleanups.push(() => service.close());
+    // Default settings but bay 1's small queue: its overflow takes what the queue cannot.
+    const configOf = (token: string): GatewayConfig =>
+      parseGatewayConfig(
+        { service: { url: service.url }, queue: { dir: d.dir }, mqtt: { url: broker.url, clientId: 'overflow' }, metrics: false, status: { everyS: 0 }, devices: [device(bay1, token, { queue: 16 }), device(bay2, 'T2')] },
+        ENV,
+        '/',
+      );
+    const lines: string[] = [];
+    const gateway = await startGateway(configOf('WRONG'), { log: (l) => lines.push(l) });
+    cleanups.push(() => gateway.stop());
+    await waitFor('connected', () => gateway.stats().mqtt?.connected === true);
+    await waitFor('both running', () => gateway.stats().devices.every((x) => x.state === 'running'));
+    const field = await connectAsync(broker.url, { clientId: 'field', protocolVersion: 4 });
+    cleanups.push(() => field.endAsync(true));
+    // Bay 1 gets 25 times its queue, bay 2 its messages in between.
+    const one: string[] = [];
+    const two: string[] = [];
+    for (let i = 1; i <= 400; i++) {
+      const v = String(i / 10);
+      await field.publishAsync('Bay 1/temperature', v, { qos: 1 });
+      one.push(v);
+      if (i % 4 === 0) {
+        await field.publishAsync('Bay 2/temperature', v, { qos: 1 });
+        two.push(v);
+      }
+    }
+    await waitFor('every bay 2 message stored while bay 1 is refused', async () => (await storedValues(service.url, bay2.ids[0])).length >= two.length, 15_000).catch(async (e) => {
+      throw new Error(`${(e as Error).message}: ${(await storedValues(service.url, bay2.ids[0])).length} of ${two.length}; ${JSON.stringify(gateway.stats().devices)}`);
+    });
+    expect(await storedValues(service.url, bay2.ids[0])).toEqual(two);
+    await waitFor('bay 1 paused', () => gateway.stats().devices[0].authPaused);
+    const paused = gateway.stats().devices[0];
+    expect(paused).toMatchObject({ authPaused: true, queued: 16, delivered: 0, lost: 0 });
+    expect(paused.overflow).toBe(one.length - 16);
+    expect(gateway.stats().mqtt?.heldForRoom).toBe(0);
+    expect(gateway.metrics()).toContain(`feed_gateway_device_overflow{device="Bay 1",public_key="${bay1.publicKey}"} ${one.length - 16}`);
+    expect(await storedValues(service.url, bay1.ids[0])).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('Bay 1: queue full: readings go to its overflow'))).toHaveLength(1);
+    // The right token, by a reload: the new agent sends its durable queue, then the overflow behind it.
+    await gateway.reload(configOf('T1'));
+    await waitFor('all of bay 1 stored', async () => (await storedValues(service.url, bay1.ids[0])).length >= one.length, 30_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await storedValues(service.url, bay1.ids[0])).toEqual(one);
+    expect(gateway.stats().devices[0]).toMatchObject({ overflow: 0, queued: 0, lost: 0 });
+  }, 60_000);
+});
+
+describe('the overflow, Modbus', () => {
+  it('keeps what is polled while the queue is full (the service down), and delivers all of it in order once it is back', async () => {
+    const d = tempDir('gw-overflow-modbus-');
+    cleanups.push(d.remove);
+    const service = await startLocalService();
+    cleanups.push(() => service.close());
+    // The service answers 503 to every batch until the proxy's faults are cleared.
+    const proxy = await FaultProxy.start(service.url);
+    cleanups.push(() => proxy.close());
+    proxy.faults([{ op: 'create', always: true, action: { do: 'status', status: 503 } }]);
+    const plc = await ModbusDevice.start();
+    cleanups.push(() => plc.down());
+    // The register counts up faster than it is polled: every poll's reading is larger than the one before.
+    let value = 0;
+    const timer = setInterval(() => (plc.holding[0] = ++value), 5);
+    cleanups.push(() => clearInterval(timer));
+    const config = parseGatewayConfig(
+      {
+        service: { url: proxy.url },
+        queue: { dir: d.dir },
+        modbus: { plc: { host: '127.0.0.1', port: plc.port } },
+        metrics: false,
+        status: { everyS: 0 },
+        devices: [{ name: 'Bay 1', publicKey: bay1.publicKey, tokenEnv: 'T1', queue: 16, resources: [{ id: bay1.ids[0], modbus: { source: 'plc', kind: 'holding-register', address: 0, scale: 0.001, everyMs: 10 } }] }],
+      },
+      ENV,
+      '/',
+    );
+    const gateway = await startGateway(config, { log: () => {} });
+    cleanups.push(() => gateway.stop());
+    await waitFor('polled well past its queue', () => gateway.stats().devices[0].overflow >= 50);
+    expect(gateway.stats().devices[0]).toMatchObject({ queued: 16, lost: 0, delivered: 0 });
+    // The service is back; polling goes on a moment, then the field device goes away and the rest drains.
+    proxy.clearFaults();
+    await new Promise((r) => setTimeout(r, 500));
+    await plc.down();
+    await waitFor('all delivered', () => gateway.stats().devices[0].overflow === 0 && gateway.stats().devices[0].queued === 0, 20_000);
+    const polled = gateway.stats().sources[0].messagesIn;
+    const stored = (await storedValues(service.url, bay1.ids[0])).map(Number);
+    expect(gateway.stats().devices[0]).toMatchObject({ lost: 0, refused: 0 });
+    expect(stored).toHaveLength(polled);
+    expect(stored.every((v, i) => i === 0 || v > stored[i - 1]), 'stored in the order polled').toBe(true);
+  }, 40_000);
+});
