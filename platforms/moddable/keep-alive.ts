@@ -16,10 +16,10 @@
 // - The log gets one line for each connection that carried answers and ended, with why (the server closed
 //   it, a request failed on it, no answer in time): what happened, once, not for every request.
 // - Each exchange starts from a promise job and its answer is decoded in another (http.ts says why).
-// - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`); the answer is read
-//   into the host's one AnswerBody (answer-body.ts: reserved at its creation, bounded by the request,
-//   never by what the peer announces) and decoded natively. An answer beyond the bound drops the
-//   connection, its outcome unknown.
+// - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`), let go of once
+//   written, so it is not held beside the answer; the answer is read into the host's one AnswerBody
+//   (answer-body.ts: reserved at its creation, bounded by the request, never by what the peer announces)
+//   and decoded natively. An answer beyond the bound drops the connection, its outcome unknown.
 import type { Host, HttpRequest, LogLevel } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { ClassicStream } from './classic-stream';
