@@ -44,6 +44,11 @@ export class AnswerBody {
     return Number.isSafeInteger(n) && n >= 0 && n <= this.bound;
   }
 
+  /** Whether `count` more bytes stay within the bound: asked before they are read, an answer that outgrows it allocates nothing more. */
+  fits(count: number): boolean {
+    return this.length + count <= this.bound;
+  }
+
   /** Appends `piece`; false when the body would outgrow the bound (the piece is not kept). */
   add(piece: ArrayBuffer): boolean {
     const end = this.length + piece.byteLength;

@@ -162,10 +162,14 @@ class RequestExchange extends Exchange {
     if (name === 'content-length' && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
   }
 
-  /** `count` bytes of the answer arrived: http.js counts what is read, so all of them are read. */
+  /**
+   * `count` bytes of the answer arrived: http.js counts what is read, so all of them are read, unless they
+   * would outgrow the bound: then none is (a flooded socket offers more at once than an honest answer).
+   */
   private read(count: number): void {
+    if (!this.answer.fits(count)) return this.fail(tooLarge(this.answer.bound), true);
     const piece = (this.request as SdkRequest).read(ArrayBuffer, count);
-    if (piece !== undefined && !this.answer.add(piece)) this.fail(tooLarge(this.answer.bound), true);
+    if (piece !== undefined) this.answer.add(piece);
   }
 
   /** The next piece of the body, at most `room` bytes; undefined once all of it was handed over. */

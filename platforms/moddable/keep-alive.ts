@@ -228,11 +228,12 @@ class LinkExchange extends Exchange {
     this.answer = answer;
   }
 
+  /** Reads what arrived, unless it would outgrow the bound: then none of it (see http.ts, `read`). */
   private readable(count: number): void {
-    const piece = this.request?.read(count);
     const answer = this.answer;
-    if (piece === undefined || answer === null) return;
-    if (!answer.add(piece)) this.fail(tooLarge(answer.bound), true);
+    if (answer !== null && !answer.fits(count)) return this.fail(tooLarge(answer.bound), true);
+    const piece = this.request?.read(count);
+    if (piece !== undefined && answer !== null) answer.add(piece);
   }
 
   /** Room for `room` more bytes of the body: the next slice of it. */
