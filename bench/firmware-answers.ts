@@ -2,9 +2,10 @@
 // firmware of manifest.json, built for lin with a chunk heap that grows (32 KB, then by 1 KB) instead of
 // the fixed one of the fit test, so that XS's "Chunk available" (the instruments lines of a debug build)
 // is the high-water mark of what the heap had to hold: XS collects before it grows. Each host runs 40 s
-// against the local service behind the platform proxy of the firmware tests, passing, then answers one
-// batch with 1 MB that has a Content-Length and one with 1 MB chunked, then passes again 20 s. The
-// figures are the heap's size before the large answers and after them, in lin bytes.
+// against the local service behind the platform proxy of the firmware tests, passing, then 20 s more
+// (the control: how far ordinary answers alone still move the mark), then answers one batch with 1 MB
+// that has a Content-Length and one with 1 MB chunked, then passes again 20 s. The figures are the heap's
+// size at those three points, in lin bytes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Seed } from '../src/service/seed';
@@ -16,12 +17,14 @@ import type { Sdk } from '../test/firmware/sdk';
 
 const HEAP = { initial: 32_768, incremental: 1_024 };
 const STEADY_MS = 40_000;
+const CONTROL_MS = 20_000;
 const AFTER_MS = 20_000;
 const MB = 1_048_576;
 
 export interface AnswerPeaks {
-  /** "Chunk available" after 40 s of ordinary answers, and after the two 1 MB answers and 20 s more. */
+  /** "Chunk available" after 40 s of ordinary answers, after 20 s more of them, and after the two 1 MB answers and 20 s more. */
   before: number;
+  control: number;
   after: number;
 }
 
@@ -54,6 +57,8 @@ export async function answerPeaks(sdk: Sdk, out: string, seed: Seed, host: 'keep
     await sleep(STEADY_MS);
     const available = (): number => Math.max(...(simulator as Simulator).instruments().map((i) => i['Chunk available']));
     const before = available();
+    await sleep(CONTROL_MS);
+    const control = available();
     for (const chunked of [false, true]) {
       const from = Date.now();
       platform.play = { do: 'large', bytes: MB, chunked };
@@ -62,7 +67,7 @@ export async function answerPeaks(sdk: Sdk, out: string, seed: Seed, host: 'keep
     }
     await sleep(AFTER_MS);
     if (!simulator.alive) throw new Error(host + ': mcsim exited under the 1 MB answers');
-    return { before, after: available() };
+    return { before, control, after: available() };
   } finally {
     await simulator?.kill();
     await platform.close();

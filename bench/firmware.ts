@@ -88,6 +88,7 @@ export async function benchFirmware(): Promise<BenchSection> {
   }
   for (const [prefix, host] of [['firmware.', 'keep-alive'], ['firmware.classic.', 'classic']] as const) {
     figures[prefix + 'chunkHighWaterBefore1MB'] = peaks[host].before;
+    figures[prefix + 'chunkHighWaterControl'] = peaks[host].control;
     figures[prefix + 'chunkHighWaterAfter1MB'] = peaks[host].after;
   }
   const peak = (label: string, pick: (p: AnswerPeaks) => number): BenchRow => ({ label, value: pick(peaks['keep-alive']), baseline: pick(peaks.classic), unit: 'B' });
@@ -104,7 +105,8 @@ export async function benchFirmware(): Promise<BenchSection> {
       row('deepest stack (creation.stack is 384)', 'slots', (r) => r.stackPeak),
       row('samples delivered in the run', '', (r) => r.sent),
       peak('XS chunk heap high-water, growing heap: 40 s of ordinary answers', (p) => p.before),
-      peak('the same after a 1 MB answer with Content-Length and a 1 MB chunked one', (p) => p.after),
+      peak('the same after 20 s more of them (the control)', (p) => p.control),
+      peak('the same after a 1 MB answer with Content-Length and a 1 MB chunked one, and 20 s', (p) => p.after),
     ],
     figures,
   };

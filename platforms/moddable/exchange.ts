@@ -2,7 +2,7 @@
 // into an Ending, whatever comes first (the answer, a failure, its timer); the timer is cleared on every
 // path, and the host's own state is released before the caller hears of it. Callbacks that arrive later
 // find it settled.
-import type { HttpResult } from '../../src/core/host';
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
 import type { TimerModule } from './sdk';
 
 /** The answer's headers the core reads, raw (src/core/host.ts): null when the answer had none. */
@@ -21,6 +21,22 @@ export function resultOf(decode: (bytes: ArrayBuffer, length: number) => string)
     ending.kind === 'answer'
       ? { kind: 'response', status: ending.status, retryAfter: ending.retryAfter, date: ending.date, location: ending.location, body: decode(ending.bytes, ending.length) }
       : ending;
+}
+
+/**
+ * Host['request'] that runs `exchange` for one request at a time, each once the previous one's answer was
+ * decoded: a host reads every answer into the one AnswerBody it holds. The core sends one at a time anyway
+ * (src/core/lane.ts); a second request would wait here. Each exchange starts from a promise job.
+ */
+export function inTurn(exchange: (req: HttpRequest) => Promise<Ending>, decode: (bytes: ArrayBuffer, length: number) => string): Host['request'] {
+  const toResult = resultOf(decode);
+  let last: Promise<unknown> = Promise.resolve();
+  return (req) => {
+    const result = last.then(() => exchange(req)).then(toResult);
+    // A decode that threw must not stop every request after it.
+    last = result.catch(() => undefined);
+    return result;
+  };
 }
 
 /** Keeps `value` when `name` is one of the answer's headers the core reads. */

@@ -8,8 +8,8 @@
 //   buffer (1 KB on lin, tcp_sndbuf on lwip): a batch of 100 samples is about 3.3 KB. An ASCII body (every
 //   batch of numbers; a native regex test says so) goes as slices of its text, which the socket writes as
 //   the same bytes; only one with other characters is measured and copied into UTF-8 in JavaScript.
-// - The answer is read fragment by fragment (callback message 4, `request.read`) into an AnswerBody
-//   (answer-body.ts), bounded by the request: not `response: ArrayBuffer`, with which http.js keeps every
+// - The answer is read fragment by fragment (callback message 4, `request.read`) into the host's one
+//   AnswerBody (answer-body.ts, reserved at its creation), bounded by the request: not `response: ArrayBuffer`, with which http.js keeps every
 //   fragment of an answer of any size and then joins them. An answer beyond the bound closes the request,
 //   its outcome unknown. It is decoded natively (`String.fromArrayBuffer`), not byte by byte.
 // - http.js writes each fragment the moment the callback returns it, inside the socket's callback. Once
@@ -29,8 +29,8 @@
 import type { Host, HttpRequest } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { utf8Length, utf8Write } from '../../src/core/utf8';
-import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, answerBound, tooLarge } from './answer-body';
-import { Exchange, keepHeader, resultOf } from './exchange';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, tooLarge } from './answer-body';
+import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
 import type { RequestOptions, Sdk, SdkRequest } from './sdk';
 import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from './sdk';
@@ -52,9 +52,8 @@ export interface HttpOptions {
 
 export function createHttp(sdk: Pick<Sdk, 'Request' | 'SecureSocket' | 'Timer' | 'decode'>, options: HttpOptions = {}): Host['request'] {
   const tls = tlsDictionary(options.secure);
-  const ceiling = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-  const exchange = (req: HttpRequest): Promise<Ending> => new Promise((resolve) => new RequestExchange(sdk, tls, req, ceiling, resolve).start());
-  return (req) => Promise.resolve(req).then(exchange).then(resultOf(sdk.decode));
+  const answer = new AnswerBody(options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
+  return inTurn((req) => new Promise((resolve) => new RequestExchange(sdk, tls, req, answer, resolve).start()), sdk.decode);
 }
 
 /** One request, from the dictionary to the result; every reference is dropped once it settled. */
@@ -69,7 +68,6 @@ class RequestExchange extends Exchange {
   /** The socket took the whole request. */
   private written = false;
   private readonly kept: AnswerHeaders = { retryAfter: null, date: null, location: null };
-  private answer: AnswerBody;
   private secure = false;
 
   constructor(
@@ -77,11 +75,12 @@ class RequestExchange extends Exchange {
     /** SecureSocket's `secure` dictionary, for an https URL. */
     private readonly tls: Record<string, unknown>,
     private readonly req: HttpRequest,
-    ceiling: number,
+    /** The host's body, which this exchange's answer is read into. */
+    private readonly answer: AnswerBody,
     resolve: (ending: Ending) => void,
   ) {
     super(sdk.Timer, resolve);
-    this.answer = new AnswerBody(answerBound(req.maxResponseBytes, ceiling));
+    answer.begin(req.maxResponseBytes);
   }
 
   protected get reached(): boolean {
@@ -163,10 +162,14 @@ class RequestExchange extends Exchange {
     if (name === 'content-length' && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
   }
 
-  /** `count` bytes of the answer arrived: http.js counts what is read, so all of them are read. */
+  /**
+   * `count` bytes of the answer arrived: http.js counts what is read, so all of them are read, unless they
+   * would outgrow the bound: then none is (a flooded socket offers more at once than an honest answer).
+   */
   private read(count: number): void {
+    if (!this.answer.fits(count)) return this.fail(tooLarge(this.answer.bound), true);
     const piece = (this.request as SdkRequest).read(ArrayBuffer, count);
-    if (piece !== undefined && !this.answer.add(piece)) this.fail(tooLarge(this.answer.bound), true);
+    if (piece !== undefined) this.answer.add(piece);
   }
 
   /** The next piece of the body, at most `room` bytes; undefined once all of it was handed over. */
@@ -184,13 +187,12 @@ class RequestExchange extends Exchange {
     return piece;
   }
 
-  /** Closes the request unless http.js is finishing it; drops every reference and what came of the answer. */
+  /** Closes the request unless http.js is finishing it; drops every reference. */
   protected release(ending: Ending): void {
     const request = this.request;
     this.request = null;
     this.body = null;
     if (ending.kind === 'answer') return;
-    this.answer.take();
     try {
       request?.close();
     } catch {

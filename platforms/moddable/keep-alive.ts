@@ -16,15 +16,16 @@
 // - The log gets one line for each connection that carried answers and ended, with why (the server closed
 //   it, a request failed on it, no answer in time): what happened, once, not for every request.
 // - Each exchange starts from a promise job and its answer is decoded in another (http.ts says why).
-// - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`); the answer is read
-//   into an AnswerBody (answer-body.ts: bounded by the request, never by what the peer announces) and
-//   decoded natively. An answer beyond the bound drops the connection, its outcome unknown.
+// - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`), let go of once
+//   written, so it is not held beside the answer; the answer is read into the host's one AnswerBody
+//   (answer-body.ts: reserved at its creation, bounded by the request, never by what the peer announces)
+//   and decoded natively. An answer beyond the bound drops the connection, its outcome unknown.
 import type { Host, HttpRequest, LogLevel } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { ClassicStream } from './classic-stream';
 import type { StreamLink } from './classic-stream';
-import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, answerBound, tooLarge } from './answer-body';
-import { Exchange, keepHeader, resultOf } from './exchange';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, tooLarge } from './answer-body';
+import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
 import type { ClientRequest, HttpClient, Sdk } from './sdk';
 import type { HttpOptions } from './http';
@@ -48,15 +49,8 @@ class NameAsAddress {
 
 export function createKeepAliveHttp(sdk: KeepAliveSdk, options: HttpOptions = {}, log?: (level: LogLevel, message: string) => void): Host['request'] {
   const link = new Link(sdk, tlsDictionary(options.secure), log);
-  const toResult = resultOf(sdk.decode);
-  const ceiling = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-  // The core sends one request at a time (src/core/lane.ts); a second one would wait for the first here.
-  let last: Promise<unknown> = Promise.resolve();
-  return (req) => {
-    const result = last.then(() => new Promise<Ending>((resolve) => new LinkExchange(sdk, link, req, ceiling, resolve).start())).then(toResult);
-    last = result;
-    return result;
-  };
+  const answer = new AnswerBody(options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
+  return inTurn((req) => new Promise((resolve) => new LinkExchange(sdk, link, req, answer, resolve).start()), sdk.decode);
 }
 
 /** The one connection: its client while it is open, the exchange it carries, why it ended. */
@@ -160,7 +154,7 @@ class LinkExchange extends Exchange {
   private taken = 0;
   private readonly kept: AnswerHeaders = { retryAfter: null, date: null, location: null };
   private closing = false;
-  /** The answer's body as it arrives. */
+  /** The host's body, once this exchange's answer headers came: null before, and once it settled. */
   private answer: AnswerBody | null = null;
   private fresh = true;
   private secure = false;
@@ -169,8 +163,8 @@ class LinkExchange extends Exchange {
     private readonly sdk: KeepAliveSdk,
     private readonly link: Link,
     private readonly req: HttpRequest,
-    /** The host's ceiling on an answer's bytes. */
-    private readonly ceiling: number,
+    /** The host's body, which this exchange's answer is read into. */
+    private readonly reserved: AnswerBody,
     resolve: (ending: Ending) => void,
   ) {
     super(sdk.Timer, resolve);
@@ -190,6 +184,7 @@ class LinkExchange extends Exchange {
     if (target === null) return this.fail('not an http or https URL', false);
     if (target.secure && sdk.SecureSocket === undefined) return this.fail(NO_TLS, false);
     this.secure = target.secure;
+    this.reserved.begin(req.maxResponseBytes);
     const headers = new Map<string, string>();
     // httpclient.js writes `METHOD path HTTP/1.1`, its own host line, each header, a blank line. Header
     // text is ASCII here; a non-ASCII value would make the request count as written a little early.
@@ -226,18 +221,19 @@ class LinkExchange extends Exchange {
     this.status = status;
     kept.forEach((value, name) => keepHeader(this.kept, name, value));
     this.closing = kept.get('connection')?.toLowerCase() === 'close';
-    const answer = new AnswerBody(answerBound(this.req.maxResponseBytes, this.ceiling));
+    const answer = this.reserved;
     const length = kept.get('content-length');
     // Fails here, inside httpclient.js's onHeaders: it sees itself closed and reads no further.
     if (length !== undefined && !answer.expect(length)) return this.fail(tooLarge(answer.bound), true);
     this.answer = answer;
   }
 
+  /** Reads what arrived, unless it would outgrow the bound: then none of it (see http.ts, `read`). */
   private readable(count: number): void {
-    const piece = this.request?.read(count);
     const answer = this.answer;
-    if (piece === undefined || answer === null) return;
-    if (!answer.add(piece)) this.fail(tooLarge(answer.bound), true);
+    if (answer !== null && !answer.fits(count)) return this.fail(tooLarge(answer.bound), true);
+    const piece = this.request?.read(count);
+    if (piece !== undefined && answer !== null) answer.add(piece);
   }
 
   /** Room for `room` more bytes of the body: the next slice of it. */
@@ -248,10 +244,12 @@ class LinkExchange extends Exchange {
     const from = this.sent;
     this.sent += count;
     this.request.write(new Uint8Array(body, from, count));
+    // Written whole: not held while the answer arrives (httpclient.js asks for no more).
+    if (this.sent === body.byteLength) this.body = null;
   }
 
   private done(): void {
-    const body = this.answer === null ? { bytes: new ArrayBuffer(0), length: 0 } : this.answer.take();
+    const body = this.reserved.take();
     this.link.answered();
     if (this.closing) this.link.drop('the server asked to close it');
     this.finish({ kind: 'answer', status: this.status, ...body, ...this.kept });

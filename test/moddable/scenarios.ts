@@ -129,6 +129,22 @@ export const adapterScenarios: AdapterScenario[] = [
     },
   },
   {
+    name: 'http: requests made at once are answered in turn, each read into the host\'s one body and decoded whole',
+    async run(ctx) {
+      const device = ctx.device();
+      const request = createHttp(device.sdk);
+      const three = [R.counterA, R.counterB, R.label];
+      const results = await settle(device, Promise.all([
+        request({ ...lastFeedsOf(ctx, three), maxResponseBytes: 16 }),
+        request(lastFeedsOf(ctx, [R.counterA])),
+        request(lastFeedsOf(ctx, three)),
+      ]));
+      const seen = results.map((r) => (r.kind === 'response' ? (JSON.parse(r.body) as { payload: unknown[] }).payload.length : r.kind));
+      equal(seen, ['network', 1, 3], 'each answer, in order: garbled, 1 record, 3 records');
+      return seen;
+    },
+  },
+  {
     name: 'http: a refusal keeps its status and Retry-After',
     async run(ctx) {
       await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '7' } });
