@@ -1,5 +1,6 @@
 // Host['request'] over undici's `request` (the HTTP client under Node's fetch, a dependency of this
-// package). Connections are reused through the dispatcher's keep-alive pool; TLS certificates are always verified. Every failure becomes an HttpResult: it never rejects.
+// package). Connections are reused through the dispatcher's keep-alive pool; TLS certificates are always
+// verified. Every failure becomes an HttpResult: it never rejects.
 // An answer is read as a stream, at most `maxResponseBytes` of it, whatever its Content-Length says: a
 // longer one is dropped with its connection, so a peer cannot make the process hold megabytes.
 import { readFileSync } from 'node:fs';
@@ -16,8 +17,8 @@ export type Dispatcher = UndiciDispatcher;
 
 export interface HttpOptions {
   /**
-   * Where requests go through. Default: Node's global dispatcher, a keep-alive pool per origin shared by
-   * every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
+   * Where requests go through. Default: undici's global dispatcher (Node's fetch uses the same), a
+   * keep-alive pool per origin shared by every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
    */
   dispatcher?: Dispatcher;
   /**
@@ -92,6 +93,9 @@ function header(headers: IncomingHttpHeaders, name: string): string | null {
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
+/** Decodes whole answers (never a stream of parts), so one serves every request. */
+const utf8 = new TextDecoder();
+
 /**
  * The answer's body as UTF-8 text, or null once it holds more than `max` bytes. A Content-Length above
  * `max` ends it before a byte is read; a lower one is not trusted either: the bytes are counted.
@@ -107,7 +111,7 @@ async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number): P
     chunks.push(chunk);
   }
   // As fetch's response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.
-  return new TextDecoder().decode(Buffer.concat(chunks, total));
+  return utf8.decode(Buffer.concat(chunks, total));
 }
 
 function failure(e: unknown, headers: Record<string, string>): HttpResult {
@@ -120,7 +124,7 @@ function failure(e: unknown, headers: Record<string, string>): HttpResult {
   return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: !notSent };
 }
 
-/** The first error code along the cause chain: fetch wraps the socket's error as `cause`. */
+/** The first error code along the cause chain: an error may carry the socket's as its `cause`. */
 function errorCode(e: unknown): string | null {
   let cur: unknown = e;
   for (let depth = 0; depth < 4 && typeof cur === 'object' && cur !== null; depth++) {
@@ -140,7 +144,10 @@ function describe(e: unknown): string {
   return e.cause instanceof Error ? e.message + ': ' + e.cause.message : e.message;
 }
 
-/** Removes the Authorization value from a message: undici quotes a header value it rejects. */
+/**
+ * Removes the Authorization value from a message. undici's `request` names a header it rejects without its
+ * value (fetch quoted it); this keeps any message that would quote it from carrying the token.
+ */
 function redact(message: string, headers: Record<string, string>): string {
   let out = message;
   for (const name of Object.keys(headers)) {
