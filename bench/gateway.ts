@@ -1,31 +1,34 @@
 // The gateway box (docs/gateway.md). Its parts, each alone with FEED_AGENT_BENCH_GATEWAY_PARTS (a comma list
 // of memory, append, throughput, kills, compare; all by default), and shorter with
 // FEED_AGENT_BENCH_GATEWAY_SHORT=1 (for development: the figures are not the documented ones):
-// - memory: 1, 10, 100 and 1,000 devices in one Node process, each its own agent, durable queue and
-//   host, all requests through one HTTP pool of at most 32 connections, against
-//   `feed-agent serve --demo-devices N` in a child process. Each device samples one reading a second, with
-//   the uplink settings and the pool of `feed-agent simulate --devices` (a flush at least every 2 s), and
-//   the bench's per-device queue (BENCH_DEVICE_QUEUE: 1024, or FEED_AGENT_BENCH_GATEWAY_QUEUE);
+// - memory: 1, 10, 100 and 1,000 devices in one Node process as `feed-agent gateway` builds them: a config
+//   parsed by the gateway's parser (every setting its default: durable queues of 1,024 readings synced
+//   every second, one HTTP pool of 16 connections, 50 requests a second for the whole gateway), one
+//   GatewayDevice each, against `feed-agent serve --demo-devices N` in a child process. Each device is
+//   offered one reading a second as the MQTT input offers it (`offer`, `heard`), spread over the second.
+//   FEED_AGENT_BENCH_GATEWAY_RPS sets `service.requestsPerSecond`, FEED_AGENT_BENCH_GATEWAY_QUEUE the queue;
 // - append: the durable queue's fsync policies (bench/durable-append.ts);
 // - throughput, kills, compare: `feed-agent gateway` between a broker and the service (bench/gateway-mqtt.ts).
 //
 // Each size runs in a fresh process (this bench again, told the size by CHILD), so that it starts from the
-// same empty process: its CPU (% of one core) and RSS after gc, samples and requests per second, each the
-// median of three windows. A process has fixed costs (code, compiled functions, buffers) that a few devices
-// cannot be told apart from, so the cost of a device is the cost each added device brings: from 100 to
-// 1,000 devices, beside the same from 10 to 100 as the baseline. Linear growth keeps the two equal.
+// same empty process. Once it reached its steady state (the warm-up, 150 s: WARMUP_MS), each window
+// ends with two full collections, then reads RSS and what V8 tells of its heap and array buffers; each
+// figure is the median of the windows. A process has fixed costs (code, compiled functions, V8's young
+// generation, buffers) that a few devices cannot be told apart from, so the cost of a device is the cost
+// each added device brings: from 100 to 1,000 devices, beside the same from 10 to 100 as the baseline.
+// Linear growth keeps the two equal.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { createAgent } from '../src/core/agent';
-import { openDurableQueue } from '../platforms/node/durable-queue';
-import { createNodeHost } from '../platforms/node/host';
 import { createHttp } from '../platforms/node/http';
+import type { HttpRequest } from '../src/core/host';
+import { parseGatewayConfig } from '../src/gateway/config';
+import type { GatewayConfig } from '../src/gateway/config';
+import { GatewayDevice } from '../src/gateway/device';
+import { paceRequests } from '../src/gateway/pacing';
 import { demoFleetDevice } from '../src/service';
-import { FLEET_CONNECTIONS, SIM_UPLINK } from '../src/sim/simulator';
-import { sumStats } from '../src/sim/status';
 import { measureAppends } from './durable-append';
 import { playRole, ROLE_ENV } from './gateway-rig';
 import { BENCH_DEVICE_QUEUE, comparison, kills, throughput, THROUGHPUT_RATE } from './gateway-mqtt';
@@ -37,65 +40,109 @@ import { cli, serve } from './serve';
 import { ROOT, workDir } from '../test/support/build';
 
 const SIZES = [1, 10, 100, 1000];
-const WARMUP_MS = 3000;
-const WINDOW_MS = 4000;
-const RUNS = 3;
+const short = process.env.FEED_AGENT_BENCH_GATEWAY_SHORT === '1';
+/**
+ * The warm-up lets the process reach its steady state: at the default 50 requests a second, 1,000 devices
+ * take 20 s to each have had a request (and so the backlog each keeps between its turns), and V8 grows its
+ * young generation in steps as objects survive its collections: at 100 devices from 8 to 16 MB after
+ * about 50 s, to its largest (the size 1,000 devices reach within 30 s) after about 130 s, and no further
+ * over the next three minutes. Measured sooner, 100 devices look 20 MB lighter than they run.
+ */
+const WARMUP_MS = short ? 10_000 : 150_000;
+const WINDOW_MS = short ? 2000 : 3000;
+const RUNS = short ? 3 : 7;
 /** The environment variable that makes this section measure one size, in a child process. */
 const CHILD = 'FEED_AGENT_BENCH_GATEWAY_DEVICES';
 const PARTS = ['memory', 'append', 'throughput', 'kills', 'compare'] as const;
-const short = process.env.FEED_AGENT_BENCH_GATEWAY_SHORT === '1';
-const KEYS = ['cpuPct', 'rssKb', 'samplesPerSecond', 'requestsPerSecond'] as const;
+const RPS = process.env.FEED_AGENT_BENCH_GATEWAY_RPS;
+const KEYS = ['cpuPct', 'rssKb', 'heapTotalKb', 'heapUsedKb', 'arrayBuffersKb', 'samplesPerSecond', 'requestsPerSecond'] as const;
 
 type Load = Record<(typeof KEYS)[number], number>;
 
-/** RSS once the garbage collector ran (the bench runs with --expose-gc). */
-function rss(): number {
-  (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage().rss;
+/** The config `feed-agent gateway` would parse for the first `devices` of the demo fleet: one MQTT-fed resource each. */
+function gatewayConfig(url: string, devices: number, dir: string): GatewayConfig {
+  const env: Record<string, string> = {};
+  const json = {
+    service: RPS === undefined ? { url } : { url, requestsPerSecond: Number(RPS) },
+    queue: { dir },
+    // Parsed for the routes' sake; the bench offers the readings itself, as the MQTT input does.
+    mqtt: { url: 'mqtt://127.0.0.1' },
+    devices: Array.from({ length: devices }, (_, k) => {
+      const d = demoFleetDevice(k);
+      env['TOKEN_' + k] = d.token;
+      // The device's air temperature (its second resource).
+      return { publicKey: d.publicKey, tokenEnv: 'TOKEN_' + k, queue: BENCH_DEVICE_QUEUE, resources: [{ id: d.resources[1], mqtt: { topic: `field/${k}/temperature` } }] };
+    }),
+  };
+  return parseGatewayConfig(json, env, dir);
 }
 
-/** What `devices` agents cost this process. */
+/** What `devices` gateway devices cost this process. */
 async function measure(devices: number): Promise<Load> {
   const service = await serve(['--demo-devices', String(devices)]);
-  const request = createHttp({ connections: FLEET_CONNECTIONS });
   const queues = mkdtempSync(join(tmpdir(), 'feed-agent-gateway-bench-'));
-  const agents = Array.from({ length: devices }, (_, k) => {
-    const d = demoFleetDevice(k);
-    return createAgent({ ...createNodeHost({ storage: openDurableQueue(join(queues, String(k))) }), request }, {
-      url: service.url,
-      publicKey: d.publicKey,
-      token: d.token,
-      // The device's air temperature (its second resource), once a second.
-      sensors: [{ resource: d.resources[1], every: 1000, read: () => 21.5 }],
-      uplink: { ...SIM_UPLINK, startJitterMs: SIM_UPLINK.flushMs, queue: BENCH_DEVICE_QUEUE },
-    });
-  });
-  const totals = () => sumStats(agents.map((agent) => agent.stats()));
+  const config = gatewayConfig(service.url, devices, queues);
+  // The gateway's request path (gateway.ts): one pool, one token bucket; the requests are counted below it.
+  const http = createHttp({ connections: config.service.connections });
+  let requests = 0;
+  const paced = paceRequests((req: HttpRequest) => {
+    requests++;
+    return http(req);
+  }, config.service.requestsPerSecond);
+  const noCommands = (): never => {
+    throw new Error('the bench configures no commands');
+  };
+  const gateway = config.devices.map((d) => new GatewayDevice(d, config, paced.request, () => {}, noCommands));
+  const accepted = () => gateway.reduce((sum, d) => sum + d.stats().accepted, 0);
+  let field: ReturnType<typeof setInterval> | undefined;
+  let offered = 0;
+  let refused = 0;
   try {
-    await Promise.all(agents.map((agent) => agent.start()));
+    await Promise.all(gateway.map((d) => d.start()));
+    // The field: each device offered one reading a second, the devices in turn, spread evenly over the second.
+    const fieldStart = performance.now();
+    field = setInterval(() => {
+      const due = Math.floor(((performance.now() - fieldStart) * devices) / 1000);
+      for (; offered < due; offered++) {
+        const device = gateway[offered % devices];
+        device.heard();
+        if (device.offer(device.config.resources[0].id, 21.5) !== 'stored') refused++;
+      }
+    }, 10);
     await sleep(WARMUP_MS);
     const windows: Load[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const start = totals();
+      const start = { accepted: accepted(), requests };
       const cpu = process.cpuUsage();
       const t0 = performance.now();
       await sleep(WINDOW_MS);
       const seconds = (performance.now() - t0) / 1000;
       const used = process.cpuUsage(cpu);
-      const end = totals();
-      windows.push({
-        cpuPct: ((used.user + used.system) / 1e6 / seconds) * 100,
-        rssKb: rss() / 1024,
-        samplesPerSecond: (end.accepted - start.accepted) / seconds,
-        requestsPerSecond: (end.requests - start.requests) / seconds,
-      });
+      const samplesPerSecond = (accepted() - start.accepted) / seconds;
+      const requestsPerSecond = (requests - start.requests) / seconds;
+      windows.push({ cpuPct: ((used.user + used.system) / 1e6 / seconds) * 100, ...memoryAfterGc(), samplesPerSecond, requestsPerSecond });
     }
+    // A reading refused would be a queue that filled: the device would not be keeping up with its field.
+    if (refused > 0) throw new Error(`${refused} of ${offered} readings were not queued`);
     return Object.fromEntries(KEYS.map((key) => [key, median(windows.map((w) => w[key]))])) as Load;
   } finally {
-    await Promise.all(agents.map((agent) => agent.stop({ flush: false })));
+    clearInterval(field);
+    await Promise.all(gateway.map((d) => d.stop(0)));
+    paced.close();
     await service.stop();
     rmSync(queues, { recursive: true, force: true });
   }
+}
+
+/** The process's memory once two full collections ran (the bench runs with --expose-gc), in KB. */
+function memoryAfterGc(): Pick<Load, 'rssKb' | 'heapTotalKb' | 'heapUsedKb' | 'arrayBuffersKb'> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('the gateway bench runs with --expose-gc');
+  // A second collection frees what the first one's finalizers released (array buffers' backing stores).
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { rssKb: m.rss / 1024, heapTotalKb: m.heapTotal / 1024, heapUsedKb: m.heapUsed / 1024, arrayBuffersKb: m.arrayBuffers / 1024 };
 }
 
 /** One size, measured in a process of its own. */
@@ -129,25 +176,35 @@ export async function benchGateway(): Promise<BenchSection> {
 
 function memory(): BenchSection {
   const loads = new Map(SIZES.map((devices) => [devices, inChild(devices)]));
-  const added = (key: 'cpuPct' | 'rssKb', from: number, to: number) => (loads.get(to)![key] - loads.get(from)![key]) / (to - from);
+  const added = (key: (typeof KEYS)[number], from: number, to: number) => (loads.get(to)![key] - loads.get(from)![key]) / (to - from);
   const figures = {
     'gateway.cpuPerDevicePct': round(added('cpuPct', 100, 1000), 4),
     'gateway.baselineCpuPerDevicePct': round(added('cpuPct', 10, 100), 4),
     'gateway.rssPerDeviceKb': round(added('rssKb', 100, 1000), 1),
     'gateway.baselineRssPerDeviceKb': round(added('rssKb', 10, 100), 1),
+    // The parts of it that V8 counts: the queues' typed arrays, the heap's live objects, the heap's size.
+    'gateway.arrayBuffersPerDeviceKb': round(added('arrayBuffersKb', 100, 1000), 1),
+    'gateway.heapUsedPerDeviceKb': round(added('heapUsedKb', 100, 1000), 1),
+    'gateway.heapTotalPerDeviceKb': round(added('heapTotalKb', 100, 1000), 1),
     'gateway.samplesPerSecond': round(loads.get(1000)!.samplesPerSecond, 1),
     'gateway.requestsPerSecond': round(loads.get(1000)!.requestsPerSecond, 1),
   };
-  const header = '  devices   CPU (% of a core)   RSS after gc   samples/s   requests/s';
+  const mb = (kb: number) => (format(round(kb / 1024, 1)) + ' MB').padStart(11);
+  const header = '  devices   CPU (% of a core)   RSS after gc   heap used   heap size  array buffers   samples/s   requests/s';
   const lines = [...loads].map(([devices, l]) =>
-    '  ' + format(devices).padStart(7) + (format(round(l.cpuPct, 2)) + ' %').padStart(20) + (format(round(l.rssKb / 1024, 1)) + ' MB').padStart(15) +
-    format(round(l.samplesPerSecond, 1)).padStart(12) + format(round(l.requestsPerSecond, 1)).padStart(13),
+    '  ' + format(devices).padStart(7) + (format(round(l.cpuPct, 2)) + ' %').padStart(20) + mb(l.rssKb).padStart(15) + mb(l.heapUsedKb).padStart(12) +
+    mb(l.heapTotalKb).padStart(12) + mb(l.arrayBuffersKb).padStart(15) + format(round(l.samplesPerSecond, 1)).padStart(12) + format(round(l.requestsPerSecond, 1)).padStart(13),
   );
   return {
-    title: `Gateway: N devices in one process, one reading a second each, durable queues of ${BENCH_DEVICE_QUEUE} samples, one HTTP pool (baseline: the same from 10 to 100 devices)`,
+    title:
+      `Gateway: N devices as \`feed-agent gateway\` builds them (its defaults${RPS === undefined ? '' : ', ' + RPS + ' requests/s'}), one reading a second each, ` +
+      `durable queues of ${BENCH_DEVICE_QUEUE} readings (baseline: the same from 10 to 100 devices)`,
     rows: [
       { label: 'CPU per added device, 100 to 1,000 devices (% of one core)', value: figures['gateway.cpuPerDevicePct'], baseline: figures['gateway.baselineCpuPerDevicePct'], unit: '%' },
       { label: 'RSS per added device, 100 to 1,000 devices', value: figures['gateway.rssPerDeviceKb'], baseline: figures['gateway.baselineRssPerDeviceKb'], unit: 'KB' },
+      { label: '  of which array buffers (the queue)', value: figures['gateway.arrayBuffersPerDeviceKb'], unit: 'KB' },
+      { label: '  of which the V8 heap (its size)', value: figures['gateway.heapTotalPerDeviceKb'], unit: 'KB' },
+      { label: '  the heap\'s live objects', value: figures['gateway.heapUsedPerDeviceKb'], unit: 'KB' },
     ],
     table: [header, ...lines],
     figures,

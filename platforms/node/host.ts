@@ -1,4 +1,4 @@
-// The Node host: HTTP over the built-in fetch, a monotonic clock, and timers that keep the process
+// The Node host: HTTP over undici (http.ts), a monotonic clock, and timers that keep the process
 // alive while an agent runs (or, by choice, never do).
 import { performance } from 'node:perf_hooks';
 

@@ -1,8 +1,10 @@
-// Host['request'] over Node's built-in fetch (undici). Connections are reused through the dispatcher's
-// keep-alive pool; TLS certificates are always verified. Every failure becomes an HttpResult: it never rejects.
+// Host['request'] over undici's `request` (the HTTP client under Node's fetch, a dependency of this
+// package). Connections are reused through the dispatcher's keep-alive pool; TLS certificates are always
+// verified. Every failure becomes an HttpResult: it never rejects.
 // An answer is read as a stream, at most `maxResponseBytes` of it, whatever its Content-Length says: a
 // longer one is dropped with its connection, so a peer cannot make the process hold megabytes.
 import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
@@ -15,8 +17,8 @@ export type Dispatcher = UndiciDispatcher;
 
 export interface HttpOptions {
   /**
-   * Where requests go through. Default: Node's global dispatcher, a keep-alive pool per origin shared by
-   * every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
+   * Where requests go through. Default: undici's global dispatcher (Node's fetch uses the same), a
+   * keep-alive pool per origin shared by every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
    */
   dispatcher?: Dispatcher;
   /**
@@ -46,38 +48,36 @@ const CONNECT_FAILURES = new Set([
 ]);
 // Certificates are checked during the TLS handshake, also before the request is written.
 const CERTIFICATE_FAILURE = /CERT|^UNABLE_TO_|^INVALID_CA$|^PATH_LENGTH_EXCEEDED$|^HOSTNAME_MISMATCH$/;
+// A bad URL or header value is refused by undici before a connection is chosen.
+const REFUSED_BEFORE_SENDING = new Set(['ERR_INVALID_URL', 'UND_ERR_INVALID_ARG']);
 // undici's own timers: for the connection (then nothing was sent) and for the answer.
 const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
 const ANSWER_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Promise<HttpResult> {
-  const dispatcher = dispatcherFor(options);
-  // Node's fetch takes undici's dispatcher; its RequestInit type names the copy in undici-types.
-  const init = dispatcher === undefined ? undefined : ({ dispatcher } as RequestInit);
+  const { request, getGlobalDispatcher } = undici();
+  const dispatcher = dispatcherFor(options) ?? getGlobalDispatcher();
   return async (req) => {
     const controller = new AbortController();
-    let request: Request;
-    try {
-      // A redirect is answered, not followed: the core follows a 307 or 308 to the same origin itself
-      // (client.ts); fetch would turn a POST redirected by a 301, 302 or 303 into a GET.
-      request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal });
-    } catch (e) {
-      // A bad URL or header value: refused before anything was sent.
-      return { kind: 'network', message: redact(describe(e), req.headers), maybeDelivered: false };
-    }
     // A fresh object per request, so an abort is known to be this timer's and no other.
     const timedOut = new Error('timeout');
     const timer = setTimeout(() => controller.abort(timedOut), req.timeoutMs);
     timer.unref();
     try {
-      const response = await fetch(request, init);
-      const body = await readAtMost(response, req.maxResponseBytes);
+      // undici's request rather than fetch: the same pool and parser without the WHATWG objects (Request,
+      // Headers, streams) that fetch builds around each request, which a gateway's hundreds of requests a
+      // second turn into young-generation garbage (docs/gateway.md, "Where a device's memory goes"). It
+      // follows no redirect: the core follows a 307 or 308 to the same origin itself (client.ts).
+      const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body: req.body, dispatcher, signal: controller.signal });
+      const body = await readAtMost(answer, req.maxResponseBytes);
       if (body === null) {
-        controller.abort(tooLong);
+        // Dropped with its connection: the rest of the answer is never read. The abort this raises on the
+        // stream is ours, not an error.
+        answer.body.on('error', () => {}).destroy();
         return { kind: 'network', message: 'the answer is longer than ' + req.maxResponseBytes + ' bytes', maybeDelivered: true };
       }
-      const headers = response.headers;
-      return { kind: 'response', status: response.status, retryAfter: headers.get('retry-after'), date: headers.get('date'), location: headers.get('location'), body };
+      const headers = answer.headers;
+      return { kind: 'response', status: answer.statusCode, retryAfter: header(headers, 'retry-after'), date: header(headers, 'date'), location: header(headers, 'location'), body };
     } catch (e) {
       if (e === timedOut || controller.signal.reason === timedOut) return { kind: 'timeout', maybeDelivered: true };
       return failure(e, req.headers);
@@ -87,48 +87,44 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
   };
 }
 
-/** Aborting a fetch with it drops the connection of an answer read no further. */
-const tooLong = new Error('answer too long');
+/** A header of the answer; undici gives a repeated one as an array, of which the first counts. */
+function header(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** Decodes whole answers (never a stream of parts), so one serves every request. */
+const utf8 = new TextDecoder();
 
 /**
  * The answer's body as UTF-8 text, or null once it holds more than `max` bytes. A Content-Length above
  * `max` ends it before a byte is read; a lower one is not trusted either: the bytes are counted.
  */
-async function readAtMost(response: Response, max: number): Promise<string | null> {
-  const length = response.headers.get('content-length');
+async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number): Promise<string | null> {
+  const length = header(answer.headers, 'content-length');
   if (length !== null && Number(length) > max) return null;
-  if (response.body === null) return '';
-  const chunks: Uint8Array[] = [];
+  const chunks: Buffer[] = [];
   let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
+  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    total += chunk.byteLength;
     if (total > max) return null;
-    chunks.push(value);
+    chunks.push(chunk);
   }
-  // As response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.
-  return new TextDecoder().decode(Buffer.concat(chunks, total));
+  // As fetch's response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.
+  return utf8.decode(Buffer.concat(chunks, total));
 }
 
 function failure(e: unknown, headers: Record<string, string>): HttpResult {
   const code = errorCode(e);
   if (code === CONNECT_TIMEOUT) return { kind: 'timeout', maybeDelivered: false };
   if (code !== null && ANSWER_TIMEOUTS.has(code)) return { kind: 'timeout', maybeDelivered: true };
-  const notSent = (code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code))) || refusedByFetch(e);
+  const notSent = code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code) || REFUSED_BEFORE_SENDING.has(code));
   // Anything else (a reset, a close, a broken answer) may come after the server acted, for a GET as for a
   // POST: a GET with the token updates presence, so the core is told the truth and decides.
   return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: !notSent };
 }
 
-/** fetch refuses some ports (the WHATWG "bad port" list, e.g. 1, 9, 25) before it opens a connection. */
-function refusedByFetch(e: unknown): boolean {
-  const cause = (e as { cause?: unknown } | null)?.cause;
-  return cause instanceof Error && cause.message === 'bad port';
-}
-
-/** The first error code along the cause chain: fetch wraps the socket's error as `cause`. */
+/** The first error code along the cause chain: an error may carry the socket's as its `cause`. */
 function errorCode(e: unknown): string | null {
   let cur: unknown = e;
   for (let depth = 0; depth < 4 && typeof cur === 'object' && cur !== null; depth++) {
@@ -142,12 +138,16 @@ function errorCode(e: unknown): string | null {
 
 function describe(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
+  // OpenSSL's own text ("ssl3_get_record:wrong version number") is left out for the words.
   const tls = tlsFailureInWords(errorCode(e));
-  if (tls !== null) return e.message + ': ' + tls;
+  if (tls !== null) return tls;
   return e.cause instanceof Error ? e.message + ': ' + e.cause.message : e.message;
 }
 
-/** Removes the Authorization value from a message: undici quotes a header value it rejects. */
+/**
+ * Removes the Authorization value from a message. undici's `request` names a header it rejects without its
+ * value (fetch quoted it); this keeps any message that would quote it from carrying the token.
+ */
 function redact(message: string, headers: Record<string, string>): string {
   let out = message;
   for (const name of Object.keys(headers)) {
@@ -159,12 +159,16 @@ function redact(message: string, headers: Record<string, string>): string {
   return out;
 }
 
+/** The undici package (a dependency): loaded by the first host, as the only way this host speaks HTTP. */
+function undici(): typeof import('undici') {
+  return createRequire(import.meta.url)('undici') as typeof import('undici');
+}
+
 function dispatcherFor(options: HttpOptions): Dispatcher | undefined {
   if (options.caFile === undefined && options.connections === undefined) return options.dispatcher;
   if (options.dispatcher !== undefined) throw new TypeError('give caFile and connections, or a dispatcher, not both');
   // `ca` replaces the trusted set: keep the system's roots and add the file's.
   const connect = options.caFile === undefined ? undefined : { ca: [...rootCertificates, readFileSync(options.caFile, 'utf8')] };
-  // Loaded only here: most hosts never need undici's own Agent, and it is a large module.
-  const { Agent } = createRequire(import.meta.url)('undici') as typeof import('undici');
+  const { Agent } = undici();
   return new Agent({ connect, connections: options.connections });
 }

@@ -355,7 +355,7 @@ describe('feed-agent simulate', () => {
       const url = svc.url.replace('http://', 'https://');
       const { code, sim } = await runSim(work.cli(), ['--url', url, '--key', DEMO_PUBLIC_KEY, '--token', DEMO_TOKEN, '--resources', '101', '--duration', '1']);
       expect(code).toBe(1);
-      expect(sim.stderr).toMatch(/: fetch failed: the server did not speak TLS \(is it plain http:\/\/, not https:\/\/\?\)\n$/);
+      expect(sim.stderr).toMatch(/: the server did not speak TLS \(is it plain http:\/\/, not https:\/\/\?\)\n$/);
       expect(sim.stderr).not.toMatch(/ssl3|SSL routines|openssl/);
     } finally {
       await svc.close();

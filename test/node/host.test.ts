@@ -1,17 +1,16 @@
 // The Node host's clock and timers: monotonic time, timers that fire and cancel, and with keepAlive false
 // never hold the process (that they hold it by default, and stop() releases it: test/e2e/package.test.ts).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
 import { createNodeHost } from '../../platforms/node/host';
+import { workDir } from '../support/build';
 import { bundle } from './support/bundle';
 
-const scratch = mkdtempSync(join(tmpdir(), 'feed-agent-host-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// Under the project, so that the bundle finds undici (which http.ts loads at run time) in node_modules.
+const scratch = workDir('host-');
+afterAll(scratch.remove);
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -66,7 +65,7 @@ describe('createNodeHost', () => {
   });
 
   it('with keepAlive false, lets a process whose only work is a pending timer exit', async () => {
-    const script = await bundle('./pending-timer.ts', scratch);
+    const script = await bundle('./pending-timer.ts', scratch.dir);
     // A held process would outlive the 10 s kill and fail here with a signal instead of code 0.
     const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 10_000 });
     expect(stdout).toBe('armed\n');

@@ -243,11 +243,11 @@ describe('createHttp', () => {
     expect(await impatient(post('https://' + address))).toEqual({ kind: 'timeout', maybeDelivered: false });
   });
 
-  it('never puts the token in a result, even when undici quotes a bad header', async () => {
+  it('never puts the token in a result, even when undici refuses a bad header', async () => {
     const refused = 'http://' + (await closedPort(createTcpServer()));
     const reset = 'http://' + (await tcpServer((socket) => socket.resetAndDestroy()));
     const tls = 'https://' + (await serve(createTlsHttpServer({ cert: CERT, key: KEY })));
-    // A carriage return inside the token makes undici reject the header and quote its value.
+    // A carriage return inside the token makes undici reject the header (fetch quoted its value).
     const [head, tail] = [TOKEN.slice(0, 12), TOKEN.slice(12)];
     const badHeader: HttpRequest = { ...post(refused), headers: { authorization: 'Bearer ' + head + '\r' + tail } };
     const results: HttpResult[] = [
@@ -258,7 +258,7 @@ describe('createHttp', () => {
       await request({ ...post(refused), url: 'http://127.0.0.1:99999/' + TOKEN.length }),
     ];
     expect(results[3]).toMatchObject({ kind: 'network', maybeDelivered: false });
-    expect((results[3] as { message: string }).message).toContain('[redacted]');
+    expect((results[3] as { message: string }).message).toContain('authorization');
     for (const result of results) {
       for (const secret of [TOKEN, head, tail]) expect(JSON.stringify(result)).not.toContain(secret);
     }
