@@ -164,6 +164,11 @@ export class GatewayDevice {
     this.state = 'stopped';
   }
 
+  /** Whether it takes readings now: not while it starts, nor once it stops. */
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
   /**
    * A reading for one of its resources. While the overflow holds readings, it goes behind them, so order
    * is kept. 'full': neither the queue nor the overflow took it; nothing was kept.

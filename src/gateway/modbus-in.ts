@@ -85,8 +85,12 @@ export class ModbusIn {
     await Promise.all([...this.peers.values()].map((p) => p.close()));
   }
 
-  /** One read of one register; true when it answered. */
+  /**
+   * One read of one register; true when it answered, or when its device cannot take a reading yet (it is
+   * starting, or restarting in a reload): Modbus keeps no backlog, so a poll nobody could keep is not made.
+   */
   private async poll(poll: ModbusPoll): Promise<boolean> {
+    if (poll.device()?.running === false) return true;
     const { input, stats } = poll;
     const peer = this.peers.get(input.source) as Peer;
     const where = `${input.source} ${input.kind} ${input.address}`;
@@ -108,6 +112,9 @@ export class ModbusIn {
     if (offer === 'full') {
       device.lose();
       this.once.say(`full:${device.name}`, `${device.name}: queue and overflow full: Modbus readings are lost until there is room (counted)`);
+    } else if (offer === 'not-running') {
+      // The device stopped while the register was read: that one reading is gone, and counted.
+      device.lose();
     } else if (typeof offer === 'object') {
       stats.refused++;
       this.once.say(`refused:${where}`, `${device.name}: modbus ${where}: ${offer.refused} (counted; logged once per register)`);

@@ -88,10 +88,14 @@ describe('the overflow, Modbus', () => {
     cleanups.push(d.remove);
     const service = await startLocalService();
     cleanups.push(() => service.close());
-    // The service answers 503 to every batch until the proxy's faults are cleared.
+    // The service answers 503 to every batch until the proxy's faults are cleared. Its start-up lookup is
+    // slow: polls made while the device starts are not counted as readings nobody keeps.
     const proxy = await FaultProxy.start(service.url);
     cleanups.push(() => proxy.close());
-    proxy.faults([{ op: 'create', always: true, action: { do: 'status', status: 503 } }]);
+    proxy.faults([
+      { op: 'read', action: { do: 'slow', ms: 1000 } },
+      { op: 'create', always: true, action: { do: 'status', status: 503 } },
+    ]);
     const plc = await ModbusDevice.start();
     cleanups.push(() => plc.down());
     // The register counts up faster than it is polled: every poll's reading is larger than the one before.
