@@ -125,9 +125,12 @@ export function run(firmware: Firmware): Agent | undefined {
   say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + roles + ' sensor' + (roles === 1 ? '' : 's') + ' every ' + settings.every + ' ms, ' +
     commands + ' command resource' + (commands === 1 ? '' : 's') + (peripherals.names.length > 0 ? '; peripherals: ' + peripherals.names.join(', ') : '') +
     (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
-  peripherals.begin((resource, value) => agent.record(resource, value));
   agent.start().then(
-    () => say('started'),
+    () => {
+      say('started');
+      // The agent takes readings once it runs: the outputs' levels at boot, then each one applied.
+      peripherals.begin((resource, value) => agent.record(resource, value));
+    },
     (e: unknown) => say('not started: ' + errorText(e)),
   );
   if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats())), settings.statusEvery);
