@@ -1,7 +1,8 @@
 // What each kind of peripheral holds of the XS heaps, measured by npm run bench (bench/pico.ts on the
 // emulated Pico W, bench/firmware.ts on lin): the firmware's own description and peripherals, each entry
 // of the config's description opened alone and kept, its heaps read after a garbage collection before and
-// after, minus what opening nothing holds. One line each: "measure: <name> slots <n> chunks <bytes>".
+// after, minus what opening nothing holds. One line each: "measure: <name> slots <bytes> chunks <bytes>"
+// (Instrumentation counts the slot heap in bytes).
 import config from 'mc/config';
 import Debug from 'debug';
 import Instrumentation from 'instrumentation';

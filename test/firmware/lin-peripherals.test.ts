@@ -73,7 +73,7 @@ describe.skipIf(typeof sdk === 'string')('the README\'s greenhouse description o
 
   it('shows the readings it drives on the dashboard, and the relay\'s pin follows a command written there, its level reported back', async () => {
     await device!.waitFor(/^feed-agent: started$/, 60_000);
-    expect(device!.lines.find((l) => l.startsWith('feed-agent: device '))).toMatch(/; peripherals: door, air-temperature, air-humidity, irrigation$/);
+    expect(device!.lines.find((l) => l.startsWith('feed-agent: device '))).toBe('feed-agent: device ' + DEVICE.public_key + ' at ' + service.url + ': peripherals: door, air-temperature, air-humidity, irrigation');
     expect(device!.lines.filter((l) => l.startsWith('feed-agent: peripherals: '))).toEqual([]);
     const page = await browser.context.newPage();
     await page.goto(service.dashboard!.url);

@@ -120,11 +120,15 @@ export function run(firmware: Firmware): Agent | undefined {
   } catch (e) {
     return void say(errorText(e));
   }
-  // The roles of resources=, then the description's entries by name.
+  // The roles of resources= (unless a description alone is given), then the description's entries by name.
   const roles = sensors.length - peripherals.sensors.length, commands = actuators.length - peripherals.actuators.length;
-  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + roles + ' sensor' + (roles === 1 ? '' : 's') + ' every ' + settings.every + ' ms, ' +
-    commands + ' command resource' + (commands === 1 ? '' : 's') + (peripherals.names.length > 0 ? '; peripherals: ' + peripherals.names.join(', ') : '') +
-    (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
+  const parts: string[] = [];
+  if (roles + commands > 0 || peripherals.names.length === 0) {
+    parts.push(roles + ' sensor' + (roles === 1 ? '' : 's') + ' every ' + settings.every + ' ms, ' + commands + ' command resource' + (commands === 1 ? '' : 's'));
+  }
+  if (peripherals.names.length > 0) parts.push('peripherals: ' + peripherals.names.join(', '));
+  if (skipped.length > 0) parts.push('not fed: ' + skipped.join(', '));
+  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + parts.join('; '));
   agent.start().then(
     () => {
       say('started');
