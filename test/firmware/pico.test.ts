@@ -253,6 +253,8 @@ describe.skipIf(typeof sdk === 'string' || typeof bootrom !== 'string')('periphe
     expect(meanwhile.filter((l) => l.startsWith('reading 101 ')).length).toBeGreaterThanOrEqual(5);
     expect(meanwhile.filter((l) => l.startsWith('reading 102 ') || l.startsWith('reading 103 '))).toEqual([]);
     expect(meanwhile.filter((l) => /stopped answering/.test(l))).toEqual([]);
+    // The status line (every 5 s) names what does not answer: the SHT3x now, the BMP280 all along.
+    expect(meanwhile.filter((l) => l.startsWith('feed-agent: queued ')).map((l) => /, not answering: ([^,]+, [^,]+),/.exec(l)?.[1])).toContain('SHT3x at 0x44 on pins 4/5, BMP280 at 0x76 on pins 4/5');
     sht3x.answering = true;
     const again = await device.waitFor(/^feed-agent: SHT3x at 0x44 on pins 4\/5 answers again, after \d+ failed tries$/, 120_000, stopped);
     expect(await reading(102, again)).toBe(Math.round(sht3xCelsius(18.25) * 100) / 100);

@@ -72,7 +72,9 @@ describe('the Moddable manifests', () => {
     const adapter = listed('platforms/moddable/manifest.json', platform);
     const peripherals = listed('platforms/moddable/peripherals/manifest.json', platform);
     const app = listed('manifest.json', platform);
-    expect([...adapter.files, ...peripherals.files, ...app.files].sort()).toEqual(reached(ENTRIES));
+    // firmware/board is declared (firmware/board.d.ts) and each platform's file of it imports its own.
+    const board = 'platforms/moddable/' + platform + '/board.ts';
+    expect([...adapter.files, ...peripherals.files, ...app.files].sort()).toEqual(reached([...ENTRIES, board]).filter((file) => file !== board));
     expect([...adapter.notPreloaded, ...peripherals.notPreloaded, ...app.notPreloaded]).toEqual([]);
     for (const manifest of ['platforms/moddable/manifest.json', 'platforms/moddable/peripherals/manifest.json', 'manifest.json']) {
       const m = JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')) as { modules: Record<string, string> };
@@ -104,6 +106,9 @@ describe('the Moddable manifests', () => {
   it('give pico/pico_w a board of the RP2040 whose ADC input and pulse counter are native modules of ours (JavaScript and C)', () => {
     const pico = listed('platforms/moddable/peripherals/manifest.json', 'pico');
     expect(pico.files).toEqual(listed('platforms/moddable/peripherals/manifest.json', 'esp32').files.concat(['platforms/moddable/rp2040/adc-input.d.ts', 'platforms/moddable/rp2040/edge-counter.d.ts']));
+    // Everything rp2040/board imports is listed for pico.
+    const board = 'platforms/moddable/rp2040/board.ts';
+    for (const file of reached([board])) if (file !== board) expect(pico.files).toContain(file);
     expect(pico.notPreloaded).toEqual([]);
     for (const [module, native] of [['adc-input', 'xs_feedagent_adc_select'], ['edge-counter', 'xs_feedagent_edge_counter']]) {
       const base = join(ROOT, 'platforms/moddable/rp2040', module);

@@ -7,37 +7,27 @@ import Digital from 'embedded:io/digital';
 import Analog from 'embedded:io/analog';
 import PWM from 'embedded:io/pwm';
 import SMBus from 'embedded:io/smbus';
-import type { AnalogPin, Board, Pull, PwmPin, Readable, Writable } from '../peripherals/board';
+import type { AnalogPin, Board, Pull, PwmPin, Readable } from '../peripherals/board';
+import { digitalPins } from '../peripherals/digital-pins';
+import type { DigitalClass } from '../peripherals/digital-pins';
 
-function inputMode(pull: Pull): unknown {
-  return pull === 'up' ? Digital.InputPullUp : pull === 'down' ? Digital.InputPullDown : Digital.Input;
-}
-
-// The SDK's Digital takes activeLow and initialValue, and has close() (modules/io/digital/digital.js); its
-// typings do not say so, nor that Analog and PWM have close().
-type DigitalOptions = ConstructorParameters<typeof Digital>[0] & { activeLow?: boolean; initialValue?: number };
+const digital = digitalPins(Digital as unknown as DigitalClass);
 
 function counter(o: { pin: number; pull: Pull; edge: 'rising' | 'falling' }): Readable {
   const count = new Float64Array(1);
-  const io = new Digital({ pin: o.pin, mode: inputMode(o.pull), edge: o.edge === 'rising' ? Digital.Rising : Digital.Falling, onReadable: () => void count[0]++ } as DigitalOptions) as unknown as Readable;
+  const io = new (Digital as unknown as DigitalClass)({ pin: o.pin, mode: digital.mode(o.pull), edge: o.edge === 'rising' ? Digital.Rising : Digital.Falling, onReadable: () => void count[0]++ });
   return { read: () => count[0], close: () => io.close() };
 }
 
+// Analog and PWM have close() (modules/io/analog/esp32, modules/io/pwm/esp32), which their typings leave out.
 export const board: Board = Object.freeze({
   name: 'the ESP32',
   pins: 49,
   // The IO classes refuse a pin the chip lacks; the pins of the module's flash differ from one ESP32 to another.
   reserved: Object.freeze({}),
   unit: () => null,
-  input: (o: { pin: number; pull: Pull; inverted: boolean; onChange?: () => void }) =>
-    new Digital({
-      pin: o.pin,
-      mode: inputMode(o.pull),
-      activeLow: o.inverted,
-      ...(o.onChange === undefined ? {} : { edge: Digital.Rising | Digital.Falling, onReadable: o.onChange }),
-    } as DigitalOptions) as unknown as Readable,
-  output: (o: { pin: number; inverted: boolean; initial: number }) =>
-    new Digital({ pin: o.pin, mode: Digital.Output, activeLow: o.inverted, initialValue: o.initial } as DigitalOptions) as unknown as Writable,
+  input: digital.input,
+  output: digital.output,
   analog: (pin: number) => new Analog({ pin }) as unknown as AnalogPin,
   counter,
   pwm: (o: { pin: number; hz: number }) => new PWM({ pin: o.pin, hz: o.hz }) as unknown as PwmPin,

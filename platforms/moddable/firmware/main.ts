@@ -137,7 +137,7 @@ export function run(firmware: Firmware): Agent | undefined {
     },
     (e: unknown) => say('not started: ' + errorText(e)),
   );
-  if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats())), settings.statusEvery);
+  if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats(), peripherals.notAnswering())), settings.statusEvery);
   return agent;
 }
 

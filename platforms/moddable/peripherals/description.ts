@@ -257,7 +257,7 @@ function crossCheck(list: Peripheral[], c: DescriptionContext, problems: string[
     for (const id of [p.resource, 'state' in p ? p.state : 0]) {
       if (id === 0) continue;
       const other = ids.find((x) => x.id === id);
-      if (other !== undefined) fail([p.name, other.name], p.name + ': resource ' + id + ' is ' + (other.name === p.name ? 'its own state too' : 'also ' + other.name + '\'s'));
+      if (other !== undefined) fail([p.name, other.name], p.name + ': resource ' + id + (other.name === p.name ? ' is its own state too' : other.name === 'resources=' ? ' is in resources= too' : ' is also ' + other.name + '\'s'));
       else ids.push({ id, name: p.name });
     }
     if (p.type === 'board') continue;

@@ -46,6 +46,11 @@ export class I2cSensor {
     this.times[0] = -Infinity;
   }
 
+  /** False from a failed try until one succeeds. */
+  get answering(): boolean {
+    return this.times[2] === 0;
+  }
+
   /** In messages: "SHT3x at 0x44 on pins 4/5". */
   get label(): string {
     const { driver, data, clock } = this.first;

@@ -37,8 +37,8 @@ export interface Peripherals {
   skipped: string[];
   /** The entries that run, as the description names them. */
   names: string[];
-  /** I2C sensors, for their failure counts. */
-  i2c: I2cSensor[];
+  /** The I2C sensors that do not answer now, as the trace names them. */
+  notAnswering(): string[];
   /** Once the agent exists: reports every output's level at boot, and from then on each one applied. */
   begin(record: Recorder): void;
 }
@@ -86,7 +86,7 @@ export function openPeripherals(list: Peripheral[], w: Wiring): Peripherals {
     problems,
     skipped,
     names,
-    i2c,
+    notAnswering: () => i2c.filter((s) => !s.answering).map((s) => s.label),
     begin: (record) => {
       recorder.push(record);
       for (const { p, out } of outputs) if (p.state !== 0) record(p.state, out.level);
