@@ -11,7 +11,7 @@ import { createCounters } from './counters';
 import { KeepAlive } from './keepalive';
 import { Lane } from './lane';
 import type { Job } from './lane';
-import { DROPPED_NEW, PUSHED_EVICTED, SampleQueue, TOO_LARGE } from './queue';
+import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';
 import { Reconciler } from './reconcile';
 import { MissingResourceError, Resources } from './resources';
@@ -23,14 +23,24 @@ import { Uplink } from './uplink';
 import { checkInput } from './validate';
 import { Vanished } from './vanished';
 
+/** What `record()` did with a reading: queued (in memory or in the storage's backlog), full, or refused. */
+export type RecordResult = 'queued' | 'full' | 'refused';
+
 /** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
 export interface AgentStats extends Counters {
+  /** Samples waiting to be delivered: in the queue in memory, and in the storage's backlog. */
   queued: number;
+  /** Of those, the samples held in storage only, beyond the queue in memory (a storage that holds a backlog). */
+  backlog: number;
+  /** The queue's capacity in memory. */
   capacity: number;
   highWater: number;
   /** Samples that passed the checks and entered the queue in this run. */
   accepted: number;
-  /** Samples lost to a full queue, counted exactly. */
+  /**
+   * Samples lost to a full queue, counted exactly: evicted (drop-oldest) or refused as full (drop-newest);
+   * with a backlog, only at the storage's bound.
+   */
   droppedOverflow: number;
   /** Age of the oldest queued sample in ms; null when the queue is empty. */
   oldestAgeMs: number | null;
@@ -61,8 +71,20 @@ export interface Agent {
   stop(options?: StopOptions): Promise<AgentStats>;
   /** Sends what is queued now; true once all of it has left the queue, false at the first failure. */
   flush(): Promise<boolean>;
-  /** Queues one reading by hand for a configured resource, with the same checks as a sensor's; false when it was refused. */
-  record(resource: number, value: SampleValue): boolean;
+  /**
+   * Queues one reading by hand for a configured resource, with the same checks as a sensor's. Returns
+   * `queued`; `full` when there is no room (the queue in memory, or the storage's backlog at its bound;
+   * `whenRoom()` says when to offer it again); or `refused`, an invalid reading (`lastRefusal` says why)
+   * or an agent that is not running.
+   */
+  record(resource: number, value: SampleValue): RecordResult;
+  /**
+   * Resolves when a reading `record()` found `full` may be offered again: after samples left the queue,
+   * or when the agent stops. There may still be no room then: offer it, and wait again.
+   */
+  whenRoom(): Promise<void>;
+  /** Why the last reading `record()` refused was refused. */
+  readonly lastRefusal: string | null;
   stats(): AgentStats;
   /** Nothing queued and nothing in flight: a device may sleep. */
   canSleep(): boolean;
@@ -102,6 +124,7 @@ class FeedAgent implements Agent {
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private readonly journal: StorageJournal;
   private lookupTimer: unknown = null;
+  lastRefusal: string | null = null;
 
   constructor(
     private readonly host: Host,
@@ -111,6 +134,7 @@ class FeedAgent implements Agent {
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
     this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host });
+    this.journal = new StorageJournal(host.storage, this.queue, s.overflow, this.counters, (level, message) => this.log(level, message), () => this.uplink.failing);
     // Every request of every part passes here: the one place that counts them.
     this.client = new FeedClient((req) => (this.counters.requests++, host.request(req)), {
       baseUrl: config.url,
@@ -126,12 +150,11 @@ class FeedAgent implements Agent {
     this.known = this.resources.byId;
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log(level, message);
-    this.journal = new StorageJournal(host.storage, this.queue, this.counters, report, () => this.uplink.failing);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
     this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
     this.uplink = new Uplink({
-      host, client: this.client, queue: this.queue, settings: s, counters: this.counters, random,
+      host, client: this.client, queue: this.queue, journal: this.journal, settings: s, counters: this.counters, random,
       events: {
         setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
         departed: () => this.journal.checkpoint(),
@@ -159,7 +182,7 @@ class FeedAgent implements Agent {
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('the agent was started already');
-    const out = this.journal.restore(this.host.now());
+    const out = this.journal.restore();
     // Before the lookup: its answer must not replace the baselines the batch's read-back compares with.
     if (out !== null) {
       this.reconciler.assume(out);
@@ -205,6 +228,7 @@ class FeedAgent implements Agent {
     this.persist();
     this.state = 'stopped';
     this.host.storage?.close?.();
+    this.journal.wake();
     return this.stats();
   }
 
@@ -213,17 +237,21 @@ class FeedAgent implements Agent {
     return this.uplink.flush();
   }
 
-  record(resource: number, value: SampleValue): boolean {
+  record(resource: number, value: SampleValue): RecordResult {
     const known = this.known[resource];
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake`.
-    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) return this.queue.pushNumber(known.tag, value) || this.intake(resource, value);
+    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) if (this.queue.pushNumber(known.tag, value)) return 'queued';
     return this.intake(resource, value);
   }
 
+  whenRoom(): Promise<void> {
+    return this.state === 'stopped' ? Promise.resolve() : this.journal.whenRoom();
+  }
+
   canSleep(): boolean {
-    return this.queue.length === 0 && this.lane.idle;
+    return this.queue.length === 0 && this.journal.backlog === 0 && this.lane.idle;
   }
 
   persist(): number {
@@ -233,12 +261,14 @@ class FeedAgent implements Agent {
   stats(): AgentStats {
     const c = this.counters;
     const oldest = this.queue.oldestAt();
+    const backlog = this.journal.backlog;
     return {
-      queued: this.queue.length,
+      queued: this.queue.length + backlog,
+      backlog,
       capacity: this.queue.capacity,
       highWater: this.queue.highWater,
-      accepted: this.queue.end - this.journal.restoredEnd,
-      droppedOverflow: this.queue.droppedOverflow,
+      accepted: this.journal.accepted,
+      droppedOverflow: this.queue.droppedOverflow + this.journal.dropped,
       ...c,
       oldestAgeMs: oldest < 0 ? null : this.host.now() - oldest,
       lastError: c.lastError === null ? null : this.scrub(c.lastError),
@@ -249,8 +279,8 @@ class FeedAgent implements Agent {
   }
 
   /** Checks a reading and queues it, with every check and every report. Allocates nothing for a valid number or boolean. */
-  private intake(resource: number, value: unknown): boolean {
-    if (this.state !== 'running') return false;
+  private intake(resource: number, value: unknown): RecordResult {
+    if (this.state !== 'running') return this.refused('the agent is not running');
     const known = this.known[resource];
     if (known === undefined) return this.invalid(resource, 'not a configured resource (list it under `resources`)');
     if (typeof value === 'number') {
@@ -262,22 +292,25 @@ class FeedAgent implements Agent {
       // Reported once, when the service said so (vanished.ts); counted and handed over per sample.
       this.counters.setAside++;
       this.setAside(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
-      return false;
+      return this.refused('resource ' + resource + ' is gone');
     }
     if (known.restriction) {
       const problem = checkInput(value, known.restriction);
       if (problem !== null) return this.invalid(resource, problem);
     }
-    const seq = this.journal.nextSeq;
-    const result = this.queue.push(resource, value, this.host.now(), seq);
-    if (result === DROPPED_NEW) return false;
+    const result = this.journal.take(resource, value as SampleValue, this.host.now());
+    if (result === DROPPED_NEW) return 'full';
     if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
-    this.journal.accepted(seq, resource, value, result === PUSHED_EVICTED);
     this.uplink.queued();
-    return true;
+    return 'queued';
   }
 
-  private invalid(resource: number, reason: string): false {
+  private refused(reason: string): 'refused' {
+    this.lastRefusal = reason;
+    return 'refused';
+  }
+
+  private invalid(resource: number, reason: string): 'refused' {
     this.counters.rejectedInvalid++;
     const message = 'resource ' + resource + ': ' + reason;
     this.counters.lastError = message;
@@ -285,7 +318,7 @@ class FeedAgent implements Agent {
     const first = !this.warned.has(resource);
     if (first) this.warned.add(resource);
     this.log(first ? 'warn' : 'debug', message);
-    return false;
+    return this.refused(message);
   }
 
   private setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void {

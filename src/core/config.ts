@@ -68,6 +68,13 @@ export interface UplinkConfig {
    * read back at once, and what that cannot decide goes again, counted unresolved.
    */
   reconcileAfterMs?: number;
+  /**
+   * Each element of operation 4 carries its sample's age (`"age_ms"`), so that a backlog delivered after
+   * an outage is stored at the times it was sampled. Our extension of the interface (docs/interface.md):
+   * the local service takes it; a platform that does not know the field may refuse it, so it is off by
+   * default.
+   */
+  sendAge: boolean;
 }
 
 /** A sample the service refused; the agent set it aside and the rest flowed on. */
@@ -122,6 +129,7 @@ export const UPLINK_DEFAULTS: Readonly<UplinkConfig> = Object.freeze({
   authRetryMs: 300_000,
   startJitterMs: 5_000,
   reconcile: true,
+  sendAge: false,
 });
 
 /** The default `reconcileAfterMs`: the request's timeout, at most this. */
@@ -217,6 +225,7 @@ const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   startJitterMs: nonNegative,
   reconcile: boolean,
   reconcileAfterMs: nonNegative,
+  sendAge: boolean,
 });
 
 /** Checks a configuration; throws one ConfigError that names every problem. The token is never quoted. */

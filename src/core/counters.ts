@@ -27,12 +27,17 @@ export interface Counters {
   commandErrors: number;
   /** Durable storage writes that failed (the sample stayed queued in memory). */
   storageErrors: number;
+  /**
+   * Samples of an earlier run that durable storage gave back without a time on this run's clock (no wall
+   * clock to carry it across the restart): they are sent without an age (`uplink.sendAge`).
+   */
+  undated: number;
   lastError: string | null;
 }
 
 export function createCounters(): Counters {
   return {
     sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
-    ambiguous: 0, reconciled: 0, unresolved: 0, commands: 0, commandErrors: 0, storageErrors: 0, lastError: null,
+    ambiguous: 0, reconciled: 0, unresolved: 0, commands: 0, commandErrors: 0, storageErrors: 0, undated: 0, lastError: null,
   };
 }

@@ -13,6 +13,7 @@
 //   isolating  the service refused one of the first `count` samples: the one at `bad`, or one the
 //              halves find (bisection); prefixes go until it is pinned down and set aside
 //   paused     the service refused the request as a whole (a refused token, a redirect): nothing before `at`
+import type { Host } from './host';
 import type { SampleQueue } from './queue';
 import type { Outcome, Rule, Step } from './rules';
 import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
@@ -83,9 +84,10 @@ export class Head {
 
   private readonly body: BatchBody;
 
-  constructor(private readonly queue: SampleQueue, batch: number) {
+  /** `clock`: batches carry their samples' ages, by this clock (`uplink.sendAge`). */
+  constructor(private readonly queue: SampleQueue, batch: number, clock: Pick<Host, 'now'> | null) {
     this.limit = batch;
-    this.body = new BatchBody(queue);
+    this.body = new BatchBody(queue, clock);
   }
 
   /** Paused because the token was refused. */

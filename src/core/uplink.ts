@@ -40,6 +40,8 @@ export interface UplinkParts {
   host: Host;
   client: FeedClient;
   queue: SampleQueue;
+  /** The samples waiting in storage only, beyond the queue in memory: they read in as samples depart. */
+  journal: { readonly backlog: number };
   settings: UplinkConfig;
   counters: Counters;
   random: () => number;
@@ -57,6 +59,7 @@ export class Uplink implements Job {
   private readonly host: Host;
   private readonly client: FeedClient;
   private readonly queue: SampleQueue;
+  private readonly journal: { readonly backlog: number };
   private readonly settings: UplinkConfig;
   private readonly counters: Counters;
   private readonly random: () => number;
@@ -84,6 +87,7 @@ export class Uplink implements Job {
     this.host = parts.host;
     this.client = parts.client;
     this.queue = parts.queue;
+    this.journal = parts.journal;
     this.settings = parts.settings;
     this.counters = parts.counters;
     this.random = parts.random;
@@ -91,7 +95,7 @@ export class Uplink implements Job {
     this.want = parts.want;
     this.reconciler = parts.reconciler;
     this.vanished = parts.vanished;
-    this.head = new Head(parts.queue, parts.settings.batch);
+    this.head = new Head(parts.queue, parts.settings.batch, parts.settings.sendAge ? parts.host : null);
     this.lastSendAt = parts.host.now();
     this.settleMs = settleMs(parts.settings);
     this.alarm = new Alarm(parts.host, () => this.schedule());
@@ -164,13 +168,14 @@ export class Uplink implements Job {
     if (!this.busy && (!this.alarm.armed || this.queue.length >= this.head.limit)) this.schedule();
   }
 
-  /** Resolves true once everything queued now has left the queue; false at the first failure. */
+  /** Resolves true once everything queued now has left the queue, its backlog too; false at the first failure. */
   flush(): Promise<boolean> {
-    if (this.queue.length === 0 && !this.busy) return Promise.resolve(true);
+    if (this.empty() && !this.busy) return Promise.resolve(true);
     const now = this.host.now();
     if (this.head.firm && now < this.head.at) return Promise.resolve(false);
     return new Promise((resolve) => {
-      this.waiters.push({ target: this.queue.end, resolve });
+      // The backlog reads into the queue in order: its newest sample will be at this position.
+      this.waiters.push({ target: this.queue.end + this.journal.backlog, resolve });
       this.head.hurry(now, false);
       if (!this.busy) this.fire();
     });
@@ -378,13 +383,20 @@ export class Uplink implements Job {
     this.settleWaiters(true);
   }
 
+  /** Nothing waits: not in the queue, not in the backlog. */
+  private empty(): boolean {
+    return this.queue.length === 0 && this.journal.backlog === 0;
+  }
+
   private settleWaiters(ok: boolean): void {
     if (this.waiters.length === 0) return;
     const departed = this.queue.end - this.queue.length;
+    // A backlog that gave samples up at its bound never reaches the position it promised: empty is done.
+    const empty = this.empty();
     const keep: typeof this.waiters = [];
     for (const w of this.waiters) {
       if (!ok) w.resolve(false);
-      else if (departed >= w.target && !this.busy) w.resolve(true);
+      else if ((departed >= w.target || empty) && !this.busy) w.resolve(true);
       else keep.push(w);
     }
     this.waiters = keep;
@@ -406,6 +418,8 @@ export class Uplink implements Job {
     if (this.busy || !this.alarm.running) return;
     if (this.queue.length === 0) {
       this.alarm.cancel();
+      // A backlog that could not be read in (a storage error) waits for the next sample to try again.
+      if (this.journal.backlog > 0) return;
       this.settleWaiters(true);
       this.finishDrain();
       return;

@@ -104,4 +104,9 @@ export const LIMITS = Object.freeze({
   maxIdsInPath: 100,
   maxBatchElements: 1000,
   maxBodyBytes: 1024 * 1024,
+  /**
+   * Our extension of operation 4 (docs/interface.md): the oldest sample age an element may carry in
+   * `age_ms`, 30 days. The agent sends an older sample without its age rather than have it refused.
+   */
+  maxAgeMs: 30 * 24 * 3600 * 1000,
 } as const);

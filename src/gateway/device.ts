@@ -177,7 +177,7 @@ export class GatewayDevice {
     if (this.state !== 'running') return 'not-running';
     if (this.overflow === null || this.overflow.size === 0) {
       // The common case costs one call: the stats are read only when the reading was not queued.
-      if (this.agent.record(resource, value)) return 'stored';
+      if (this.agent.record(resource, value) === 'queued') return 'stored';
       const turnedAway = this.turnedAway();
       if (turnedAway !== 'full') return turnedAway;
     }
@@ -292,7 +292,7 @@ export class GatewayDevice {
     try {
       for (let oldest = overflow.peek(); oldest !== null; oldest = overflow.peek()) {
         // Written to the queue first, then marked fed: a kill between the two stores it twice, never loses it.
-        if (!this.agent.record(oldest.resource, oldest.value) && this.turnedAway() === 'full') return this.hurry();
+        if (this.agent.record(oldest.resource, oldest.value) !== 'queued' && this.turnedAway() === 'full') return this.hurry();
         // Queued, or refused by the resource (counted and logged by the agent, in `refused`).
         overflow.shift();
       }

@@ -165,11 +165,12 @@ function durableStorage(dir: string, flag: string, plan: Plan, opened: DurableQu
   const storage = ledger.wrap(q);
   return {
     ...storage,
-    load: (visit) =>
-      storage.load((seq, resource, value) => {
-        restored.count++;
-        visit(seq, resource, value);
-      }),
+    load: (visit, max) =>
+      storage.load((seq, resource, value, at) => {
+        const taken = visit(seq, resource, value, at);
+        if (taken !== false) restored.count++;
+        return taken;
+      }, max),
   };
 }
 
