@@ -220,7 +220,7 @@ describe('a resource that disappears', () => {
     service.resources.unshift(...removed);
     await clock.advance(240_000);
     expect(lookups()).toHaveLength(4);
-    expect(agent.record(1, 2)).toBe(true);
+    expect(agent.record(1, 2)).toBe('queued');
     await clock.advance(2_000);
     expect(service.stored(1)).toEqual([2]);
     expect(agent.stats().setAside).toBe(1);

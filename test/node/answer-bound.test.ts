@@ -32,7 +32,7 @@ it('reads at most the bound of a 64 MB answer to a batch, reads the batch back, 
   });
   await agent.start();
   proxy.faults([{ op: 'create', action: { do: 'bloat', bytes: 64 * MB } }]);
-  for (let v = 1; v <= 5; v++) expect(agent.record(R.counterA, v)).toBe(true);
+  for (let v = 1; v <= 5; v++) expect(agent.record(R.counterA, v)).toBe('queued');
   expect(await agent.flush()).toBe(false);
   // Garbled: read back at once, found stored, not sent again.
   for (let i = 0; i < 100 && agent.stats().queued > 0; i++) await agent.flush();

@@ -1,4 +1,5 @@
 // Every scenario, written once; test/scenarios.node.test.ts runs them on Node, test/xs/scenarios.xs.test.ts on XS.
+import { backlogScenarios } from './backlog';
 import { commandScenarios } from './commands';
 import { deliveryScenarios } from './delivery';
 import { failureScenarios } from './failures';
@@ -19,6 +20,7 @@ export const scenarios: Scenario[] = [
   ...restartScenarios,
   ...isolationScenarios,
   ...overflowScenarios,
+  ...backlogScenarios,
   ...validationScenarios,
   ...commandScenarios,
   ...presenceScenarios,

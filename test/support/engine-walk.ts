@@ -25,7 +25,7 @@ function came(outcome: Outcome, n: number): Came {
 function headIn(state: State, draining: boolean): { queue: SampleQueue; head: Head; n: number } {
   const queue = new SampleQueue({ capacity: 24, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
   for (let i = 0; i < 20; i++) queue.push(1, i, i, i);
-  const head = new Head(queue, 10);
+  const head = new Head(queue, 10, null);
   let n = 0;
   if (state === 'sending' || state === 'isolating' || state === 'unknown') {
     head.send(10);
