@@ -271,6 +271,17 @@ export function checkConfig(config: unknown): AgentConfig {
   return config as unknown as AgentConfig;
 }
 
+/**
+ * The problems of one report-by-exception rule's settings (its fields but `resource`), each prefixed with
+ * `prefix`: for the files that carry rules per resource (the simulator's and the gateway's configs).
+ */
+export function reportProblems(settings: unknown, prefix: string): string[] {
+  const problems: string[] = [];
+  const { resource: _resource, ...fields } = REPORT;
+  checkObject(settings, prefix.replace(/\.$/, ''), fields, problems);
+  return problems;
+}
+
 /** Each report rule names a configured resource, once. */
 function checkRules(config: Record<string, unknown>, problems: string[]): void {
   if (!Array.isArray(config.reporting)) return;
