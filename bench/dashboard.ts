@@ -91,7 +91,7 @@ function pageMs(dbFile: string, indexed: boolean): number {
     const middle = db.prepare('SELECT id_resource_feed, created_at FROM feeds WHERE id_resource_feed = ?').get(HISTORY / 2) as { id_resource_feed: number; created_at: string };
     const sql = indexed ? FEED_PAGE_SQL.asc : FEED_PAGE_SQL.asc.replace('FROM feeds', 'FROM feeds NOT INDEXED');
     const statement = db.prepare(sql);
-    const bounds = { resource: RESOURCES[0], at: middle.created_at, id: middle.id_resource_feed, from: '0000-00-00 00:00:00', to: '9999-12-31 23:59:59', limit: PAGE };
+    const bounds = { resource: RESOURCES[0], at: middle.created_at, id: middle.id_resource_feed, from: '0000-00-00 00:00:00', to: '9999-12-31 23:59:59', since: 0, limit: PAGE };
     const times: number[] = [];
     for (let run = 0; run < (indexed ? 50 : 3); run++) {
       const start = performance.now();
