@@ -106,8 +106,8 @@ function pageMs(dbFile: string, indexed: boolean): number {
 
 /**
  * Median milliseconds of a live chart's read when nothing is new, on a chart that holds its resource's
- * POINTS recent feeds (full): the feeds stored since its newest, from its oldest point on (app.js,
- * feedsSince), filtered by id over the index's entries; or, as the baseline, the read before ages, the
+ * POINTS recent feeds (full): the newest feeds stored since its newest, down to its oldest point (app.js,
+ * newestFeeds), filtered by id over the index's entries; or, as the baseline, the read before ages, the
  * feeds after its last point in time order (a seek).
  */
 function liveReadMs(dbFile: string, since: boolean): number {
@@ -116,9 +116,9 @@ function liveReadMs(dbFile: string, since: boolean): number {
     const resource = RESOURCES[0];
     const newest = db.prepare('SELECT id_resource_feed AS id, created_at AS at FROM feeds WHERE id_resource = ? ORDER BY id_resource_feed DESC LIMIT 1').get(resource) as { id: number; at: string };
     const oldest = db.prepare(`SELECT created_at AS at FROM feeds WHERE id_resource = ? ORDER BY id_resource_feed DESC LIMIT 1 OFFSET ${POINTS - 1}`).get(resource) as { at: string };
-    const statement = db.prepare(FEED_PAGE_SQL.asc);
+    const statement = db.prepare(since ? FEED_PAGE_SQL.desc : FEED_PAGE_SQL.asc);
     const bounds = since
-      ? { resource, at: oldest.at, id: 0, from: oldest.at, to: '9999-12-31 23:59:59', since: newest.id, limit: POINTS }
+      ? { resource, at: '9999-12-31 23:59:59', id: Number.MAX_SAFE_INTEGER, from: oldest.at, to: '9999-12-31 23:59:59', since: newest.id, limit: POINTS }
       : { resource, at: newest.at, id: newest.id, from: '0000-00-00 00:00:00', to: '9999-12-31 23:59:59', since: 0, limit: POINTS };
     const times: number[] = [];
     for (let run = 0; run < 50; run++) {

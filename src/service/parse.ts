@@ -66,10 +66,9 @@ export function parseJson(body: Buffer): unknown {
 }
 
 /**
- * The most a sample's `age_ms` may be: 30 days (docs/interface.md, The sample's age). Longer than any
- * backlog a device's storage bound holds at its defaults (the firmware's is sized for a day), yet an age
- * past it is more likely a fault (a time from another boot's clock, an underflow) than a reading, and a
- * device's clock drifts by minutes over a month, so an older time would be a guess.
+ * The most a sample's `age_ms` may be: 30 days (docs/interface.md, The sample's age). Far longer than the
+ * outages a backlog is meant to bridge, yet an age past it is more likely a fault (a time from another
+ * boot's clock, an underflow) than a reading, and a device's clock drifts by minutes in a month.
  */
 export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 

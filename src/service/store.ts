@@ -181,9 +181,9 @@ export class Store {
   private commandTypes = new Set<number>();
   private readonly inTransaction: <T>(fn: () => T) => T;
   private readonly statements;
-  /** The insert statement of each group size (INSERT_GROUPS), made on first use: rows sharing their time, */
+  /** The insert statement of each group size (INSERT_GROUPS), made on first use, for rows that share their time. */
   private readonly inserts = new Map<number, Database.Statement<unknown[]>>();
-  /** and rows with a time each. */
+  /** The same for rows with a time each. */
   private readonly timedInserts = new Map<number, Database.Statement<unknown[]>>();
   /** The upserts' statements, made from SQL generated per table and columns, by their text. */
   private readonly prepared = new Map<string, Database.Statement<unknown[]>>();

@@ -220,7 +220,7 @@ class Card {
     // backlog can bring a later one.
     const [previous, feeds] = await Promise.all([
       this.kind === 'boolean' ? getFeeds(this.id, { to: stamp(nowMs - windowMs - 1000), order: 'desc', limit: 1 }) : null,
-      since === null || this.kind === 'string' ? this.newestFeeds(windowStart) : this.feedsSince(since, windowStart),
+      this.newestFeeds(windowStart, since === null || this.kind === 'string' ? null : since),
     ]);
     if (generation !== this.generation) return;
     // A full chart's state before its first point is the last it dropped (SeriesChart.tick), not this.
@@ -235,37 +235,21 @@ class Card {
   }
 
   /**
-   * The newest feeds in the window, as many as the card shows (a list needs ten, a chart a page), in time
-   * order. A list is read again whole when it has news, since what arrived may fall anywhere among what
-   * it shows.
+   * The newest feeds of the window, in time order, as many as the card shows: a list needs ten, a chart a
+   * page. With `since`, only those stored after that feed, whatever their time, and from the chart's
+   * oldest point once it holds MAX_POINTS: it keeps its newest MAX_POINTS, so it would keep no feed older
+   * than that, nor than the newest MAX_POINTS stored since. A list is read again whole when it has news,
+   * since what arrived may fall anywhere among what it shows.
    * @param {string} windowStart
+   * @param {number | null} since
    * @returns {Promise<Feeds>}
    */
-  async newestFeeds(windowStart) {
-    const newest = await getFeeds(this.id, { from: windowStart, order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS });
-    return { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
-  }
-
-  /**
-   * The feeds stored after feed `since`, whatever their time, in time order: from the window's start, or
-   * from the chart's oldest point once it holds MAX_POINTS (an older one would not be kept).
-   * @param {number} since
-   * @param {string} windowStart
-   * @returns {Promise<Feeds>}
-   */
-  async feedsSince(since, windowStart) {
+  async newestFeeds(windowStart, since) {
     const points = this.chart?.xs ?? [];
-    const from = points.length >= MAX_POINTS ? stamp(points[0] * 1000) : windowStart;
-    /** @type {Feeds} */
-    const feeds = { id_resource_feed: [], created_at: [], raw_data: [] };
-    for (let after; ; ) {
-      const page = await getFeeds(this.id, { from, since, after, limit: MAX_POINTS });
-      feeds.id_resource_feed.push(...page.id_resource_feed);
-      feeds.created_at.push(...page.created_at);
-      feeds.raw_data.push(...page.raw_data);
-      if (page.next === null) return feeds;
-      after = page.next;
-    }
+    const from = since !== null && points.length >= MAX_POINTS ? stamp(points[0] * 1000) : windowStart;
+    const limit = this.kind === 'string' ? LIST_LENGTH : MAX_POINTS;
+    const newest = await getFeeds(this.id, { from, order: 'desc', limit, ...(since !== null && { since }) });
+    return { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
   }
 
   /**
