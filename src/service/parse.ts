@@ -65,10 +65,26 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** The body of operation 3: `{"input": value}`. */
-export function feedBody(body: unknown): InputValue {
+/**
+ * The most a sample's `age_ms` may be: 30 days (docs/interface.md, The sample's age). Far longer than the
+ * outages a backlog is meant to bridge, yet an age past it is more likely a fault (a time from another
+ * boot's clock, an underflow) than a reading, and a device's clock drifts by minutes in a month.
+ */
+export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * A feed as a write sends it: operation 4's element, or operation 3's body with the path's id. `age_ms`
+ * is this project's extension of the interface (docs/interface.md, The sample's age).
+ */
+export interface FeedElement extends FeedInput {
+  /** How long before the request was sent the value was sampled, in ms; absent: sampled when sent. */
+  age_ms?: number;
+}
+
+/** The body of operation 3: `{"input": value}`, and optionally `"age_ms"`. */
+export function feedBody(body: unknown): Omit<FeedElement, 'id_resource'> {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object with an input');
-  return inputOf(body, '');
+  return withAge(inputOf(body, ''), body, '');
 }
 
 /** The body of operation 4 as an array, before its elements are read one by one. */
@@ -80,12 +96,24 @@ export function batchBody(body: unknown, maxElements: number): unknown[] {
 }
 
 /** One element of operation 4; `prefix` names it in messages (`element 3: `). */
-export function batchElement(value: unknown, prefix: string): FeedInput {
+export function batchElement(value: unknown, prefix: string): FeedElement {
   if (!isObject(value)) throw new HttpError(400, prefix + 'not an object with id_resource and input');
   const id = value.id_resource;
   if (id === undefined) throw new HttpError(400, prefix + 'id_resource is missing');
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new HttpError(400, prefix + 'id_resource is not a positive integer');
-  return { id_resource: id, input: inputOf(value, prefix) };
+  return { id_resource: id, ...withAge(inputOf(value, prefix), value, prefix) };
+}
+
+/** The input with the object's `age_ms` when it has one: an integer from 0 to MAX_AGE_MS (400 otherwise). */
+function withAge(input: InputValue, o: Record<string, unknown>, prefix: string): { input: InputValue; age_ms?: number } {
+  const age = o.age_ms;
+  if (age === undefined) return { input };
+  if (typeof age !== 'number' || !Number.isInteger(age)) {
+    throw new HttpError(400, prefix + `age_ms must be an integer number of milliseconds, not ${clip(JSON.stringify(age))}`);
+  }
+  if (age < 0) throw new HttpError(400, prefix + `age_ms ${age} is negative; it is how long before sending the value was sampled`);
+  if (age > MAX_AGE_MS) throw new HttpError(400, prefix + `age_ms ${age} is over the limit of ${MAX_AGE_MS} (30 days)`);
+  return { input, age_ms: age };
 }
 
 function inputOf(o: Record<string, unknown>, prefix: string): InputValue {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TOKEN, demoFleetDevice } from '../../src/service';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
 import type { Seed } from '../../src/service';
 import type { FeedPage } from '../../src/service/local-wire';
 import { launchChromium } from '../support/chromium';
@@ -200,7 +200,7 @@ describe('the dashboard in Chromium', () => {
         const { SeriesChart } = await import('/_local/assets/chart.js');
         const parent = document.body.appendChild(document.createElement('div'));
         const chart = new SeriesChart(parent, 'number', 1, { px: 0 });
-        chart.append([100, 200, 300], [1, 2, 3], 0, 300);
+        chart.add([100, 200, 300], [1, 2, 3], 0, 300);
         const before = [chart.xs.length, parent.dataset.points];
         chart.tick(250, 400);
         const after = [chart.xs.length, parent.dataset.points];
@@ -208,6 +208,64 @@ describe('the dashboard in Chromium', () => {
         return [before, after, [chart.xs.length, parent.dataset.points]];
       })()`);
       expect(counts).toEqual([[3, '3'], [1, '1'], [0, '0']]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a chart puts points stamped before those it shows among them, in time order', { timeout: 30_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${served.url}/`);
+      const shown = await page.evaluate(`(async () => {
+        const { SeriesChart } = await import('/_local/assets/chart.js');
+        const chart = new SeriesChart(document.body.appendChild(document.createElement('div')), 'number', 1, { px: 0 });
+        chart.add([100, 200, 300], [1, 2, 3], 0, 400);
+        // Stored later, sampled earlier: a second's new point goes after the one shown of that second.
+        chart.add([50, 200, 250], [4, 5, 6], 0, 400);
+        chart.add([350], [7], 0, 400);
+        return [chart.xs, chart.ys];
+      })()`);
+      expect(shown).toEqual([
+        [50, 100, 200, 200, 250, 300, 350],
+        [4, 1, 2, 5, 6, 3, 7],
+      ]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a backlog stored after the points a chart shows, sampled before them, is drawn where it was sampled', { timeout: 60_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const api = device(served.url, DEMO_PUBLIC_KEY, DEMO_TOKEN);
+      const minute = 60_000;
+      const created = async (body: object[]) => {
+        const reply = await api.createFeeds(body);
+        expect(reply.status, reply.text).toBe(200);
+        return (reply.json.payload as { created_at: string }[]).map((f) => Date.parse(f.created_at.replace(' ', 'T') + 'Z') / 1000);
+      };
+      const temperature = (age: number | undefined, i: number) => ({ id_resource: 102, input: 20 + 3 * Math.sin(i / 6), ...(age !== undefined && { age_ms: age }) });
+      // Before the outage: 21 samples a minute apart, 55 to 35 minutes ago; the door closed two hours ago.
+      // (The times stored, seconds since the epoch, of the temperature's feeds only.)
+      const times = (await created([...Array.from({ length: 21 }, (_, i) => temperature((55 - i) * minute, i)), { id_resource: 101, input: 0, age_ms: 120 * minute }])).slice(0, 21);
+      const page = await browser.context.newPage();
+      await page.addInitScript(CHART_PROBE);
+      await page.goto(`${served.url}/?window=1h`);
+      await expect.poll(async () => (await chartOf(page, 102)).points, WAIT).toBe(21);
+      expect((await chartOf(page, 101)).states).toEqual([0, 0]);
+      // The device restarts after the outage. Its restored samples have no age on this boot's clock: they
+      // are stamped on arrival, and shown.
+      times.push(...(await created([0, 1, 2].map((i) => temperature(undefined, 21 + i)))));
+      await expect.poll(async () => (await chartOf(page, 102)).points, WAIT).toBe(24);
+      // Then what it sampled since it restarted, with ages, stamped before them; and the door's opening,
+      // sampled 70 minutes ago, before the window: the window begins with it open.
+      times.push(...(await created([...Array.from({ length: 34 }, (_, i) => temperature((34 - i) * minute, 24 + i)), { id_resource: 101, input: 1, age_ms: 70 * minute }])).slice(0, 34));
+      await expect.poll(async () => (await chartOf(page, 102)).points, WAIT).toBe(58);
+      expect((await chartOf(page, 102)).times).toEqual(times.slice(0, 21).concat(times.slice(24), times.slice(21, 24)));
+      await expect.poll(async () => (await chartOf(page, 101)).states, WAIT).toEqual([1, 1]);
+      await screenshot(page, 'dashboard-backlog.png');
     } finally {
       await served.stop();
     }
