@@ -3,11 +3,10 @@
 // Counters follow docs/interface.md (Usage counters): a request counts once on each resource it names or writes; outgoing
 // bytes are the request body's share of a resource, income bytes the response body's share.
 import { checkInput, rawData } from '../core/validate';
-import type { InputValue } from '../core/wire';
+import type { FeedInput, InputValue } from '../core/wire';
 import { MESSAGE_FEED_CREATED } from '../core/wire';
 import { HttpError, successBody } from './http';
 import { batchBody, batchElement, feedBody } from './parse';
-import type { FeedElement } from './parse';
 import { createdFeedJson, resourceRecord } from './records';
 import type { DeviceEntry, NewFeed, ResourceEntry, Store } from './store';
 import { timestamp } from './time';
@@ -114,7 +113,7 @@ interface Written {
  * atomic). Ids follow request order whatever the elements' ages; each element's `created_at` is its own.
  */
 export function createFeeds(ctx: Context, body: unknown, maxElements: number): string {
-  const elements: FeedElement[] = batchBody(body, maxElements).map((value, i) => {
+  const elements: FeedInput[] = batchBody(body, maxElements).map((value, i) => {
     const prefix = `element ${i}: `;
     const element = batchElement(value, prefix);
     check(element.input, owned(ctx, element.id_resource, prefix), prefix);

@@ -1,6 +1,7 @@
 // Reading what a client sent, each part checked as the status table of docs/service.md says (400, 413, 415).
 import type { IncomingMessage } from 'node:http';
 import type { FeedInput, InputValue } from '../core/wire';
+import { LIMITS } from '../core/wire';
 import { HttpError } from './http';
 import { clip } from './routes';
 
@@ -65,24 +66,11 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/**
- * The most a sample's `age_ms` may be: 30 days (docs/interface.md, The sample's age). Far longer than the
- * outages a backlog is meant to bridge, yet an age past it is more likely a fault (a time from another
- * boot's clock, an underflow) than a reading, and a device's clock drifts by minutes in a month.
- */
-export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
-
-/**
- * A feed as a write sends it: operation 4's element, or operation 3's body with the path's id. `age_ms`
- * is this project's extension of the interface (docs/interface.md, The sample's age).
- */
-export interface FeedElement extends FeedInput {
-  /** How long before the request was sent the value was sampled, in ms; absent: sampled when sent. */
-  age_ms?: number;
-}
+/** The most a sample's `age_ms` may be (the wire's limit, in core/wire.ts). */
+export const MAX_AGE_MS = LIMITS.maxAgeMs;
 
 /** The body of operation 3: `{"input": value}`, and optionally `"age_ms"`. */
-export function feedBody(body: unknown): Omit<FeedElement, 'id_resource'> {
+export function feedBody(body: unknown): Omit<FeedInput, 'id_resource'> {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object with an input');
   return withAge(inputOf(body, ''), body, '');
 }
@@ -96,7 +84,7 @@ export function batchBody(body: unknown, maxElements: number): unknown[] {
 }
 
 /** One element of operation 4; `prefix` names it in messages (`element 3: `). */
-export function batchElement(value: unknown, prefix: string): FeedElement {
+export function batchElement(value: unknown, prefix: string): FeedInput {
   if (!isObject(value)) throw new HttpError(400, prefix + 'not an object with id_resource and input');
   const id = value.id_resource;
   if (id === undefined) throw new HttpError(400, prefix + 'id_resource is missing');
