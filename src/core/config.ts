@@ -1,6 +1,6 @@
 // The agent's configuration: its types, its defaults, and one check that lists every problem at once.
 import type { SampleValue } from './host';
-import type { Overflow } from './queue';
+import type { OverflowPolicy } from './queue';
 import type { Feed } from './wire';
 import { LIMITS } from './wire';
 
@@ -40,7 +40,7 @@ export interface UplinkConfig {
   maxLatencyMs: number;
   /** Queue capacity in samples, fixed at start. */
   queue: number;
-  overflow: Overflow;
+  overflow: OverflowPolicy;
   /** Bytes of the pool that holds queued string samples. */
   stringBytes: number;
   /** Per-request timeout, enforced by the host adapter. */

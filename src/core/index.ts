@@ -10,7 +10,7 @@ export type { FeedErrorKind } from './errors';
 export type { Host, HttpRequest, HttpResult, InFlight, LogLevel, QueueStorage, SampleValue, StoredVisit, TimerHandle } from './host';
 export { MissingResourceError } from './resources';
 export { SampleQueue } from './queue';
-export type { Overflow } from './queue';
+export type { OverflowPolicy } from './queue';
 export { checkInput, compileRestriction, rawData } from './validate';
 export type { Restriction } from './validate';
 export * from './wire';

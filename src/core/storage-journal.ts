@@ -12,7 +12,7 @@ import type { InFlight, LogLevel, QueueStorage, SampleValue, StoredVisit } from 
 import type { Counters } from './counters';
 import { errorText } from './errors';
 import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE } from './queue';
-import type { Overflow, SampleQueue } from './queue';
+import type { OverflowPolicy, SampleQueue } from './queue';
 import type { Reconciler } from './reconcile';
 
 /** `take`'s result beside the queue's: the sample went to the backlog in storage. */
@@ -58,7 +58,7 @@ export class StorageJournal {
   constructor(
     private readonly storage: QueueStorage | undefined,
     private readonly queue: SampleQueue,
-    overflow: Overflow,
+    overflow: OverflowPolicy,
     private readonly counters: Counters,
     private readonly log: (level: LogLevel, message: string) => void,
     /** A request failed and none was acknowledged since: storage that writes when needed writes. */
