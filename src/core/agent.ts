@@ -2,13 +2,13 @@
 // keeps presence alive. It owns the order of start and stop and is the only place parts meet.
 import type { Host, LogLevel, SampleValue } from './host';
 import type { AgentConfig } from './config';
-import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
+import { checkConfig, ConfigError, DEFAULT_PRESENCE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
 import { FeedError, errorText, isAuthError, redact } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
-import { KeepAlive } from './keepalive';
+import { Presence } from './presence';
 import { Lane } from './lane';
 import type { Job } from './lane';
 import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
@@ -122,7 +122,7 @@ class FeedAgent implements Agent {
   private readonly reconciler: Reconciler;
   private readonly vanished: Vanished;
   private readonly commands: Commands;
-  private readonly keepAlive: KeepAlive;
+  private readonly presence: Presence;
   private readonly lookupJob: Job;
   private readonly lane: Lane;
   private readonly warned = new Set<number>();
@@ -169,7 +169,7 @@ class FeedAgent implements Agent {
         setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
         departed: () => this.journal.checkpoint(),
         sending: (n) => this.journal.sending(n, this.reconciler),
-        presence: () => this.keepAlive.seen(),
+        presence: () => this.presence.seen(),
         report,
       },
       want: () => this.lane.want(this.uplink),
@@ -177,11 +177,11 @@ class FeedAgent implements Agent {
       vanished: this.vanished,
     });
     this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
-    this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
-      config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
+    this.presence = new Presence(host, this.client, ids, this.counters, report, () => this.lane.want(this.presence),
+      config.presenceMs ?? DEFAULT_PRESENCE_MS);
     this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
-    this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive, this.vanished]);
+    this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.presence, this.vanished]);
     this.sampler = new Sampler(host, sensors, {
       sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
@@ -217,7 +217,7 @@ class FeedAgent implements Agent {
     this.sampler.begin();
     this.uplink.begin();
     this.commands.begin();
-    this.keepAlive.begin();
+    this.presence.begin();
     this.vanished.begin();
   }
 
@@ -230,7 +230,7 @@ class FeedAgent implements Agent {
     // A change held back for its minimum interval is queued now, to be delivered with the rest.
     this.reporting.end();
     this.commands.end();
-    this.keepAlive.end();
+    this.presence.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
     // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
@@ -392,15 +392,15 @@ class FeedAgent implements Agent {
   }
 
   /**
-   * The lookup succeeded: presence was refreshed, the keep-alive follows the resources' lifetime, and
+   * The lookup succeeded: presence was refreshed, presence reads follow the resources' lifetime, and
    * their last feeds are where reconciliation starts from.
    */
   private learnt(records: readonly Resource[]): void {
     this.reconciler.looked(records);
     this.resources.admit(this.state === 'running');
-    this.keepAlive.seen();
-    if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
+    this.presence.seen();
+    if (this.config.presenceMs === undefined && this.resources.shortestLifetimeMin > 0) {
+      this.presence.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
     }
   }
 

@@ -1,4 +1,4 @@
-// One request at a time: the uplink, command polls, keep-alive reads, lookups all share this lane. On a
+// One request at a time: the uplink, command polls, presence reads, lookups all share this lane. On a
 // device each open request costs a socket and, with TLS, a handshake's worth of memory. The lane takes
 // turns: after a job ran, every other wanted job runs before it runs again, so a saturated uplink cannot
 // starve command polls, nor polls the uplink.

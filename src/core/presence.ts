@@ -1,6 +1,6 @@
 // Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
 // request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
-// for a keep-alive interval, this makes one authenticated read of every resource (operation 2).
+// for `presenceMs`, this makes one authenticated read of every resource (operation 2).
 import type { Host } from './host';
 import { Alarm } from './alarm';
 import type { FeedClient } from './client';
@@ -8,7 +8,7 @@ import type { Counters } from './counters';
 import type { Job } from './lane';
 import { errorText } from './errors';
 
-export class KeepAlive implements Job {
+export class Presence implements Job {
   wanted = false;
   private lastPresenceAt = 0;
   private readonly alarm: Alarm;
@@ -55,7 +55,7 @@ export class KeepAlive implements Job {
       this.seen();
     } catch (e) {
       this.counters.lastError = errorText(e);
-      this.report('warn', 'keep-alive read: ' + errorText(e));
+      this.report('warn', 'presence read: ' + errorText(e));
       // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
       this.lastPresenceAt = this.host.now() - this.intervalMs + Math.ceil(this.intervalMs / 4);
     }
