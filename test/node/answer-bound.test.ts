@@ -22,7 +22,7 @@ afterEach(async () => {
 it('reads at most the bound of a 64 MB answer to a batch, reads the batch back, and stores it once', async () => {
   service = await startService({ host: '127.0.0.1', port: 0, seed: SCENARIO_SEED });
   proxy = await FaultProxy.start(service.url);
-  const agent = createAgent(createNodeHost({ keepAlive: false }), {
+  const agent = createAgent(createNodeHost({ holdProcess: false }), {
     url: proxy.url,
     publicKey: DEVICE.publicKey,
     token: DEVICE.token,
