@@ -4,7 +4,7 @@ export type { Agent, AgentStats, RecordResult, StopOptions } from './agent';
 export { checkConfig, ConfigError, UPLINK_DEFAULTS } from './config';
 export type { ActuatorConfig, AgentConfig, ReportConfig, SensorConfig, SetAside, UplinkConfig } from './config';
 export { FeedClient } from './client';
-export type { BatchOutcome, CallOptions, ClientOptions } from './client';
+export type { BatchAnswer, CallOptions, ClientOptions } from './client';
 export { FeedError } from './errors';
 export type { FeedErrorKind } from './errors';
 export type { Host, HttpRequest, HttpResult, InFlight, LogLevel, QueueStorage, SampleValue, StoredVisit, TimerHandle } from './host';

@@ -11,7 +11,7 @@ import type { Host, SampleValue } from './host';
 import { Alarm } from './alarm';
 import type { UplinkConfig } from './config';
 import { settleMs } from './config';
-import type { BatchOutcome, FeedClient } from './client';
+import type { BatchAnswer, FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job } from './lane';
 import type { SampleQueue } from './queue';
@@ -20,7 +20,7 @@ import type { Reconciler } from './reconcile';
 import type { Vanished } from './vanished';
 import { Head } from './head';
 import type { Came, Decision, Timing } from './head';
-import { batchOutcome, readOutcome } from './outcomes';
+import { classifyBatch, classifyReadBack } from './outcomes';
 import { ruleFor } from './rules';
 
 export interface UplinkEvents {
@@ -220,24 +220,24 @@ export class Uplink implements Job {
     if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n);
     this.events.sending(n);
-    let outcome: BatchOutcome | null = null;
+    let answer: BatchAnswer | null = null;
     let error: unknown = null;
     try {
-      outcome = await this.client.createFeedsEncoded(body, n, this.resourceAt);
+      answer = await this.client.createFeedsEncoded(body, n, this.resourceAt);
     } catch (e) {
       error = e;
     }
     this.busy = false;
     this.lastSendAt = this.host.now();
     const e = error instanceof FeedError ? error : null;
-    if (outcome === null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
+    if (answer === null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
     const readable = e !== null && e.maybeDelivered && this.reconciler.readable(n, this.queue);
     // In the `{success, failed}` form the failed ones are set aside, read before the batch leaves the queue.
-    if (outcome !== null) for (const r of outcome.rejected) this.setAsideAt(r.index, r.reason, false);
-    let named = batchOutcome(n, outcome !== null, e, readable);
+    if (answer !== null) for (const r of answer.rejected) this.setAsideAt(r.index, r.reason, false);
+    let named = classifyBatch(n, answer !== null, e, readable);
     // A 404 makes its resource suspect, read before anything is set aside; found a minute ago, the 404 blames the element.
     if (named === 'gone' && !this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), (e as FeedError).message)) named = 'refused element';
-    this.carryOut(this.decide(named, n, e), outcome, e);
+    this.carryOut(this.decide(named, n, e), answer, e);
   }
 
   /** Reads the batch whose outcome is unknown back: it leaves the queue if it was stored, else goes again. */
@@ -254,7 +254,7 @@ export class Uplink implements Job {
     this.busy = false;
     const e = error instanceof FeedError ? error : null;
     if (error !== null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
-    this.carryOut(this.decide(readOutcome(error === null, verdict, e, settled), n, e), null, e);
+    this.carryOut(this.decide(classifyReadBack(error === null, verdict, e, settled), n, e), null, e);
   }
 
   /** The head applies the rule for what came back. */
@@ -277,7 +277,7 @@ export class Uplink implements Job {
   }
 
   /** Carries a decision out: counts, reports, set-asides; the head has moved already. */
-  private carryOut(d: Decision, outcome: BatchOutcome | null, e: FeedError | null): void {
+  private carryOut(d: Decision, answer: BatchAnswer | null, e: FeedError | null): void {
     const { rule, came } = d;
     const readBack = d.from === 'unknown';
     const n = came.n;
@@ -289,7 +289,7 @@ export class Uplink implements Job {
     switch (d.step) {
       case 'acknowledge':
         if (readBack) this.reconciled(n);
-        else this.delivered(n, outcome as BatchOutcome);
+        else this.delivered(n, answer as BatchAnswer);
         break;
       case 'gone':
       case 'isolate':
@@ -322,10 +322,10 @@ export class Uplink implements Job {
   }
 
   /** The service stored the batch (its refused elements were set aside already). */
-  private delivered(n: number, outcome: BatchOutcome): void {
-    this.counters.sent += n - outcome.rejected.length;
+  private delivered(n: number, answer: BatchAnswer): void {
+    this.counters.sent += n - answer.rejected.length;
     this.counters.batches++;
-    this.reconciler.created(outcome.feeds, outcome.partial);
+    this.reconciler.created(answer.feeds, answer.partial);
     this.events.presence();
     this.left(n);
   }
