@@ -5,7 +5,7 @@
 import type ModbusRTU from 'modbus-serial';
 
 import type { SampleValue } from '../core/host';
-import type { CommandOut, ModbusInput, ModbusSourceConfig } from './config';
+import type { CommandTarget, ModbusInput, ModbusSourceConfig } from './config';
 import type { GatewayDevice } from './device';
 import { Once } from './once';
 import type { ModbusLib } from './peers';
@@ -19,7 +19,7 @@ export interface ModbusPoll {
   stats: SourceStats;
 }
 
-type ModbusOut = Extract<CommandOut, { modbus: unknown }>['modbus'];
+type ModbusOut = Extract<CommandTarget, { modbus: unknown }>['modbus'];
 
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
