@@ -342,14 +342,14 @@ export class Uplink implements Job {
   private nextCount(): number {
     const n = this.head.nextCount();
     if (this.vanished.count === 0 || this.head.state === 'isolating') return n;
-    for (let i = 0; i < n; i++) if (this.vanished.holds(this.queue.resourceAt(i))) return i;
+    for (let i = 0; i < n; i++) if (this.vanished.isHeld(this.queue.resourceAt(i))) return i;
     return n;
   }
 
   /** The sample at the head waits while its resource is looked up after a 404: nothing is due until then. */
   private held(): boolean {
-    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.holds(this.queue.resourceAt(0)) &&
-      !this.vanished.has(this.queue.resourceAt(0));
+    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.isHeld(this.queue.resourceAt(0)) &&
+      !this.vanished.isGone(this.queue.resourceAt(0));
   }
 
   /** A suspect resource was found or confirmed gone: its held samples go on. */
@@ -362,7 +362,7 @@ export class Uplink implements Job {
     for (;;) {
       if (this.head.pinned) {
         this.setAsideAt(0, this.head.reason, false);
-      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
+      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.isGone(this.queue.resourceAt(0))) {
         this.setAsideAt(0, 'resource ' + this.queue.resourceAt(0) + ' is gone', true);
       } else {
         return;

@@ -48,12 +48,12 @@ export class Vanished implements Job {
   }
 
   /** Gone, confirmed: its samples are set aside. */
-  has(resource: number): boolean {
+  isGone(resource: number): boolean {
     return this.resources.byId[resource]?.gone === true;
   }
 
   /** Suspect or gone: its samples are not sent. */
-  holds(resource: number): boolean {
+  isHeld(resource: number): boolean {
     return this.ids.indexOf(resource) >= 0;
   }
 
@@ -71,7 +71,7 @@ export class Vanished implements Job {
    * a lookup found it within the last minute (or it is not the agent's): the 404 then blames the element.
    */
   suspect(resource: number, reason: string): boolean {
-    if (this.holds(resource)) return true;
+    if (this.isHeld(resource)) return true;
     if (this.resources.byId[resource] === undefined) return false;
     const f = this.found.indexOf(resource);
     if (f >= 0 && this.host.now() - this.foundAt[f] < FIRST_LOOKUP_MS) return false;
