@@ -22,7 +22,7 @@ import { BatchBody } from './batch-body';
 export type State = 'idle' | 'sending' | 'unknown' | 'isolating' | 'paused';
 
 /** What came back, classified (outcomes.ts), with what the rules need of it. */
-export interface Came {
+export interface Answer {
   outcome: Outcome;
   /** The samples the request carried (a batch, or the batch read back). */
   n: number;
@@ -48,8 +48,8 @@ export interface Timing {
   draining: boolean;
 }
 
-/** What the uplink must do after an answer: the rule's step on the `came.n` samples, and the rule's counts. */
-export type Decision = { rule: Rule; came: Came; from: State } & (
+/** What the uplink must do after an answer: the rule's step on the `answer.n` samples, and the rule's counts. */
+export type Decision = { rule: Rule; answer: Answer; from: State } & (
   | { step: 'acknowledge' | 'isolate' | 'gone' }
   | { step: 'halve'; limit: number }
   | { step: 'read back' | 'read again' | 'back off' | 'send again'; at: number }
@@ -146,11 +146,11 @@ export class Head {
   }
 
   /** Applies `rule` to what came back: the one change of the head after an answer. */
-  apply(rule: Rule, came: Came, t: Timing): Decision {
+  apply(rule: Rule, answer: Answer, t: Timing): Decision {
     const from = this.state;
-    const n = came.n;
+    const n = answer.n;
     // Only a read made once the service had time to finish can rule the batch out (hole 1 of issue 22).
-    if (came.outcome === 'read not stored' && !this.settled(t.now)) throw new Error('delivery: a read-back made before ' + this.settledAt + ' decided "not stored"');
+    if (answer.outcome === 'read not stored' && !this.settled(t.now)) throw new Error('delivery: a read-back made before ' + this.settledAt + ' decided "not stored"');
     if (rule.attempt === 'reset') {
       this.attempt = 0;
       this.failingSince = -1;
@@ -163,7 +163,7 @@ export class Head {
       // outage of N s the next try comes within max(base, min(cap, N)) of its end (docs/architecture.md).
       const lasted = Math.max(t.backoffBaseMs, t.now - this.failingSince);
       at += backoffDelay(this.attempt, t.backoffBaseMs, Math.min(t.backoffCapMs, lasted), () => t.draw);
-      if (rule.wait === 'retry-after') at = Math.max(at, t.now + Math.min(came.retryAfterMs, MAX_RETRY_AFTER_MS));
+      if (rule.wait === 'retry-after') at = Math.max(at, t.now + Math.min(answer.retryAfterMs, MAX_RETRY_AFTER_MS));
     } else if (rule.wait === 'settle') {
       at += t.settleMs;
     } else if (rule.wait === 'auth') {
@@ -171,7 +171,7 @@ export class Head {
     }
     if (rule.attempt === 'raise') this.attempt++;
     const before = this.why;
-    this.why = came.outcome;
+    this.why = answer.outcome;
     if (rule.step !== 'acknowledge' && rule.step !== 'isolate' && rule.step !== 'gone') this.retrying = true;
     const step: Step = rule.step;
     switch (step) {
@@ -186,43 +186,43 @@ export class Head {
         }
         this.at = 0;
         this.retrying = false;
-        return { step, rule, came, from };
+        return { step, rule, answer, from };
       case 'gone':
         // The resource's samples wait while it is looked up (vanished.ts); the rest goes on.
         this.enter('idle', 0);
         this.at = 0;
-        return { step, rule, came, from };
+        return { step, rule, answer, from };
       case 'isolate': {
-        const named = came.outcome !== 'refused unnamed';
-        if (named && !(came.element >= 0 && came.element < n)) throw new Error('delivery: element ' + came.element + ' refused in a batch of ' + n);
-        this.enter('isolating', named ? came.element + 1 : n);
-        this.bad = named ? came.element : -1;
-        this.reason = came.reason;
+        const named = answer.outcome !== 'refused unnamed';
+        if (named && !(answer.element >= 0 && answer.element < n)) throw new Error('delivery: element ' + answer.element + ' refused in a batch of ' + n);
+        this.enter('isolating', named ? answer.element + 1 : n);
+        this.bad = named ? answer.element : -1;
+        this.reason = answer.reason;
         this.at = 0;
-        return { step, rule, came, from };
+        return { step, rule, answer, from };
       }
       case 'halve':
         this.limit = Math.max(1, Math.floor(n / 2));
         this.wait(rule.to, at, false);
-        return { step, rule, came, from, limit: this.limit };
+        return { step, rule, answer, from, limit: this.limit };
       case 'read back':
         this.enter('unknown', n);
         this.settledAt = at;
         // stop() does not wait out the read-back's window; what the early read cannot decide goes again, counted.
         this.at = t.draining ? t.now : at;
-        return { step, rule, came, from, at: this.at };
+        return { step, rule, answer, from, at: this.at };
       case 'read again':
         this.at = at;
-        return { step, rule, came, from, at };
+        return { step, rule, answer, from, at };
       case 'pause':
         this.enter('paused', 0);
         this.at = at;
         this.firm = true;
-        return { step, rule, came, from, at, again: before === came.outcome };
+        return { step, rule, answer, from, at, again: before === answer.outcome };
       default:
         // back off, send again: an isolation goes on after the wait; anything else starts over.
         this.wait(from === 'isolating' && rule.to === 'isolating' ? 'isolating' : 'idle', at, rule.wait === 'retry-after');
-        return { step, rule, came, from, at };
+        return { step, rule, answer, from, at };
     }
   }
 

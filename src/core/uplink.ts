@@ -19,7 +19,7 @@ import { FeedError, errorText } from './errors';
 import type { Reconciler } from './reconcile';
 import type { Vanished } from './vanished';
 import { Head } from './head';
-import type { Came, Decision, Timing } from './head';
+import type { Answer, Decision, Timing } from './head';
 import { classifyBatch, classifyReadBack } from './outcomes';
 import { ruleFor } from './rules';
 
@@ -258,9 +258,9 @@ export class Uplink implements Job {
   }
 
   /** The head applies the rule for what came back. */
-  private decide(outcome: Came['outcome'], n: number, e: FeedError | null): Decision {
+  private decide(outcome: Answer['outcome'], n: number, e: FeedError | null): Decision {
     const s = this.settings;
-    const came: Came = e === null
+    const came: Answer = e === null
       ? { outcome, n, element: -1, retryAfterMs: -1, reason: '' }
       // A 413 for a batch of one refuses its element 0, which names no index.
       : { outcome, n, element: Math.max(0, e.elementIndex), retryAfterMs: e.retryAfterMs, reason: e.message };
@@ -278,7 +278,7 @@ export class Uplink implements Job {
 
   /** Carries a decision out: counts, reports, set-asides; the head has moved already. */
   private carryOut(d: Decision, answer: BatchAnswer | null, e: FeedError | null): void {
-    const { rule, came } = d;
+    const { rule, answer: came } = d;
     const readBack = d.from === 'unknown';
     const n = came.n;
     const message = e === null ? '' : e.message;

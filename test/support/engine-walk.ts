@@ -3,7 +3,7 @@
 // never evicted; samples that go again without knowledge are counted unresolved; `at` never goes below
 // a firm wait. Plain ES2020: test/core/rules.test.ts runs it on Node, the XS probe `rules` on XS.
 import { Head } from '../../src/core/head';
-import type { Came, State, Timing } from '../../src/core/head';
+import type { Answer, State, Timing } from '../../src/core/head';
 import { SampleQueue } from '../../src/core/queue';
 import type { Outcome } from '../../src/core/rules';
 import { RULES, ruleFor } from '../../src/core/rules';
@@ -17,7 +17,7 @@ function timing(now: number, draining: boolean): Timing {
   return { now, draw: 0.5, backoffBaseMs: 1_000, backoffCapMs: 120_000, settleMs: SETTLE, authRetryMs: 300_000, draining };
 }
 
-function came(outcome: Outcome, n: number): Came {
+function answer(outcome: Outcome, n: number): Answer {
   return { outcome, n, element: outcome === 'refused element' || outcome === 'gone' ? 2 : -1, retryAfterMs: outcome === 'throttled' ? 5_000 : -1, reason: outcome };
 }
 
@@ -32,12 +32,12 @@ function headIn(state: State, draining: boolean): { queue: SampleQueue; head: He
     n = 10;
   }
   if (state === 'isolating') {
-    head.apply(ruleFor('sending', 'refused unnamed'), came('refused unnamed', 10), timing(NOW, draining));
+    head.apply(ruleFor('sending', 'refused unnamed'), answer('refused unnamed', 10), timing(NOW, draining));
     n = head.nextCount();
     head.send(n);
   }
-  if (state === 'unknown') head.apply(ruleFor('sending', 'unknown after timeout'), came('unknown after timeout', 10), timing(NOW, draining));
-  if (state === 'paused') head.apply(ruleFor('sending', 'auth refused'), came('auth refused', 10), timing(NOW, draining));
+  if (state === 'unknown') head.apply(ruleFor('sending', 'unknown after timeout'), answer('unknown after timeout', 10), timing(NOW, draining));
+  if (state === 'paused') head.apply(ruleFor('sending', 'auth refused'), answer('auth refused', 10), timing(NOW, draining));
   return { queue, head, n };
 }
 
@@ -68,7 +68,7 @@ export function walkRules(): { cells: string[]; broken: string[] } {
           const early = state === 'unknown' && !head.settled(now);
           let d;
           try {
-            d = head.apply(rule, came(outcome, n || 10), timing(now, draining));
+            d = head.apply(rule, answer(outcome, n || 10), timing(now, draining));
           } catch (e) {
             // The one refusal the head makes: an early read deciding "not stored".
             if (!(early && outcome === 'read not stored')) broken.push(what + ': apply threw ' + String(e));
