@@ -162,7 +162,7 @@ class FeedAgent implements Agent {
     const report = (level: LogLevel, message: string): void => this.log(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
-    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
+    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed(), random);
     this.uplink = new Uplink({
       host, client: this.client, queue: this.queue, journal: this.journal, settings: s, counters: this.counters, random,
       events: {

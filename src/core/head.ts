@@ -17,6 +17,7 @@ import type { Host } from './host';
 import type { SampleQueue } from './queue';
 import type { Outcome, Rule, Step } from './rules';
 import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
+import type { Ladder } from './backoff';
 import { BatchBody } from './batch-body';
 
 export type State = 'idle' | 'sending' | 'unknown' | 'isolating' | 'paused';
@@ -39,8 +40,8 @@ export interface Timing {
   now: number;
   /** A draw from [0, 1): the jitter of this attempt's backoff. */
   draw: number;
-  backoffBaseMs: number;
-  backoffCapMs: number;
+  /** `backoffBaseMs` and `backoffCapMs`. */
+  backoff: Ladder;
   /** After a timeout, how long before a read-back can rule out that the service still stores the batch. */
   settleMs: number;
   authRetryMs: number;
@@ -159,10 +160,7 @@ export class Head {
     }
     let at = t.now;
     if (rule.wait === 'backoff' || rule.wait === 'retry-after') {
-      // The ceiling doubles per attempt, but never passes how long the failing has lasted: after an
-      // outage of N s the next try comes within max(base, min(cap, N)) of its end (docs/architecture.md).
-      const lasted = Math.max(t.backoffBaseMs, t.now - this.failingSince);
-      at += backoffDelay(this.attempt, t.backoffBaseMs, Math.min(t.backoffCapMs, lasted), () => t.draw);
+      at += backoffDelay(t.backoff, this.attempt, t.now - this.failingSince, t.draw);
       if (rule.wait === 'retry-after') at = Math.max(at, t.now + Math.min(answer.retryAfterMs, MAX_RETRY_AFTER_MS));
     } else if (rule.wait === 'settle') {
       at += t.settleMs;

@@ -9,6 +9,7 @@
 // decide is counted as unresolved.
 import type { Host, SampleValue } from './host';
 import { Alarm } from './alarm';
+import type { Ladder } from './backoff';
 import type { UplinkConfig } from './config';
 import { settleMs } from './config';
 import type { BatchAnswer, FeedClient } from './client';
@@ -71,6 +72,7 @@ export class Uplink implements Job {
   private busy = false;
   private lastSendAt: number;
   private readonly settleMs: number;
+  private readonly ladder: Ladder;
   /** flush() calls: each resolves once the queue's position passed `target`, or false at a failure. */
   private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
   private draining = false;
@@ -98,6 +100,7 @@ export class Uplink implements Job {
     this.head = new Head(parts.queue, parts.settings.batch, parts.settings.sendAge ? parts.host : null);
     this.lastSendAt = parts.host.now();
     this.settleMs = settleMs(parts.settings);
+    this.ladder = { baseMs: parts.settings.backoffBaseMs, capMs: parts.settings.backoffCapMs };
     this.alarm = new Alarm(parts.host, () => this.schedule());
   }
 
@@ -267,8 +270,7 @@ export class Uplink implements Job {
     const timing: Timing = {
       now: this.host.now(),
       draw: this.random(),
-      backoffBaseMs: s.backoffBaseMs,
-      backoffCapMs: s.backoffCapMs,
+      backoff: this.ladder,
       settleMs: this.settleMs,
       authRetryMs: s.authRetryMs,
       draining: this.draining,

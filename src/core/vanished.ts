@@ -3,27 +3,35 @@
 // held in the queue (none is sent, none thrown away) while it is read at once (operation 1, silent).
 // Answered 404 too, it is gone: its new samples are set aside at intake, without a request (counted in
 // `setAside` and per resource, given to `onSetAside`, reported once here rather than per sample), and its
-// queued ones when they reach the head of the queue. It is looked up again a minute later, then less and
-// less often, up to once an hour, so that it comes back when the platform restores it. Found, its
-// samples go again; a 404 for it soon after that is a refusal of the one element, not of the resource.
+// queued ones when they reach the head of the queue. It is looked up again within a minute, then less and
+// less often, up to once an hour (backoff.ts), so that it comes back when the platform restores it. Found,
+// its samples go again; a 404 for it soon after that is a refusal of the one element, not of the resource.
 import type { Host } from './host';
 import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Job } from './lane';
 import type { Resources } from './resources';
+import { backoffDelay } from './backoff';
+import type { Ladder } from './backoff';
 import { FeedError, errorText } from './errors';
 
-const FIRST_LOOKUP_MS = 60_000;
-const MAX_LOOKUP_MS = 3_600_000;
-/** While a suspect's lookup fails (not with a 404), it is tried again after this, doubling up to FIRST_LOOKUP_MS. */
-const RETRY_SUSPECT_MS = 5_000;
+/** A 404 for a resource a lookup found within this long blames the element. */
+const FOUND_LATELY_MS = 60_000;
+/** A gone resource is looked up again with this backoff. */
+const GONE: Ladder = Object.freeze({ baseMs: 60_000, capMs: 3_600_000 });
+/** While a suspect's lookup fails (not with a 404), it is tried again with this backoff. */
+const SUSPECT: Ladder = Object.freeze({ baseMs: 5_000, capMs: 60_000 });
 
 export class Vanished implements Job {
   wanted = false;
-  /** The suspect and gone resources, and per resource: gone (confirmed), lookups so far, the next one's time. */
+  /**
+   * The suspect and gone resources, and per resource: gone (confirmed), failed lookups since it turned
+   * suspect or gone, when the service first said it was gone, the next lookup's time.
+   */
   private readonly ids: number[] = [];
   private readonly confirmed: boolean[] = [];
   private readonly attempts: number[] = [];
+  private readonly since: number[] = [];
   private readonly nextAt: number[] = [];
   /** Resources a lookup found after a 404, and when: a 404 for them in the next minute blames the element. */
   private readonly found: number[] = [];
@@ -38,6 +46,8 @@ export class Vanished implements Job {
     private readonly want: () => void,
     /** A suspect was found or confirmed gone: the uplink looks at its held samples again. */
     private readonly changed: () => void,
+    /** Draws from [0, 1): the lookups' jitter. */
+    private readonly random: () => number,
   ) {
     this.alarm = new Alarm(host, want);
   }
@@ -74,10 +84,11 @@ export class Vanished implements Job {
     if (this.isHeld(resource)) return true;
     if (this.resources.byId[resource] === undefined) return false;
     const f = this.found.indexOf(resource);
-    if (f >= 0 && this.host.now() - this.foundAt[f] < FIRST_LOOKUP_MS) return false;
+    if (f >= 0 && this.host.now() - this.foundAt[f] < FOUND_LATELY_MS) return false;
     this.ids.push(resource);
     this.confirmed.push(false);
     this.attempts.push(0);
+    this.since.push(this.host.now());
     this.nextAt.push(this.host.now());
     this.report('warn', 'resource ' + resource + ' may be gone (' + reason + '): its samples wait while it is looked up');
     // Due now: the lane's next turn, without a timer.
@@ -101,6 +112,7 @@ export class Vanished implements Job {
       this.ids.splice(k, 1);
       this.confirmed.splice(k, 1);
       this.attempts.splice(k, 1);
+      this.since.splice(k, 1);
       this.nextAt.splice(k, 1);
       k--;
       const f = this.found.indexOf(id);
@@ -118,19 +130,22 @@ export class Vanished implements Job {
 
   private failed(k: number, id: number, e: unknown): void {
     const gone = e instanceof FeedError && e.status === 404;
-    if (gone && !this.confirmed[k]) {
+    const confirmed = gone && !this.confirmed[k];
+    if (confirmed) {
+      // Gone: its own ladder, from the first rung.
       this.confirmed[k] = true;
+      this.attempts[k] = 0;
       this.resources.setGone(id, true);
-      this.nextAt[k] = this.host.now() + FIRST_LOOKUP_MS;
-      this.report('warn', 'resource ' + id + ' is gone: its samples are set aside until it is back; looking it up again in ' + FIRST_LOOKUP_MS / 1000 + ' s');
-      this.changed();
-      return;
     }
-    const n = ++this.attempts[k];
-    this.nextAt[k] = this.host.now() + (this.confirmed[k]
-      ? Math.min(MAX_LOOKUP_MS, FIRST_LOOKUP_MS * Math.pow(2, Math.min(n, 16)))
-      : Math.min(FIRST_LOOKUP_MS, RETRY_SUSPECT_MS * Math.pow(2, Math.min(n - 1, 16))));
-    if (!gone) this.report('warn', 'looking up resource ' + id + ' again: ' + errorText(e));
+    const now = this.host.now();
+    const wait = backoffDelay(this.confirmed[k] ? GONE : SUSPECT, this.attempts[k]++, now - this.since[k], this.random());
+    this.nextAt[k] = now + wait;
+    if (confirmed) {
+      this.report('warn', 'resource ' + id + ' is gone: its samples are set aside until it is back; looking it up again in ' + Math.ceil(wait / 1000) + ' s');
+      this.changed();
+    } else if (!gone) {
+      this.report('warn', 'looking up resource ' + id + ' again: ' + errorText(e));
+    }
   }
 
   private arm(): void {

@@ -14,7 +14,7 @@ const NOW = 100_000;
 const SETTLE = 2_500;
 
 function timing(now: number, draining: boolean): Timing {
-  return { now, draw: 0.5, backoffBaseMs: 1_000, backoffCapMs: 120_000, settleMs: SETTLE, authRetryMs: 300_000, draining };
+  return { now, draw: 0.5, backoff: { baseMs: 1_000, capMs: 120_000 }, settleMs: SETTLE, authRetryMs: 300_000, draining };
 }
 
 function answer(outcome: Outcome, n: number): Answer {
