@@ -71,6 +71,8 @@ function writeBound(body: string, elements: number): number {
 const READ_HEADERS: Record<string, string> = Object.freeze({ Accept: 'application/json' });
 
 export class FeedClient {
+  /** HTTP requests handed to the host, of every kind (a redirect followed is one more). */
+  requests = 0;
   private readonly send: Host['request'];
   private readonly baseUrl: string;
   /** `/api/device/<escaped key>`: the start of every path. */
@@ -244,6 +246,7 @@ export class FeedClient {
     let result: HttpResult;
     let hops = 0;
     for (; ; hops++) {
+      this.requests++;
       try {
         result = await this.send(request);
       } catch (e) {

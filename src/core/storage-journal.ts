@@ -18,6 +18,17 @@ import type { Reconciler } from './reconcile';
 /** `take`'s result beside the queue's: the sample went to the backlog in storage. */
 export const SPILLED = 4;
 
+export interface StorageJournalParts {
+  /** The host's durable storage; undefined: none, the journal keeps only its counts. */
+  storage: QueueStorage | undefined;
+  queue: SampleQueue;
+  overflow: OverflowPolicy;
+  counters: Counters;
+  log: (level: LogLevel, message: string) => void;
+  /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
+  head: { readonly retrying: boolean };
+}
+
 export class StorageJournal {
   /** The sequence number the next accepted sample takes; they matter to durable storage only. */
   nextSeq = 0;
@@ -55,18 +66,22 @@ export class StorageJournal {
   /** A backlog that refused a sample at its bound says so once until it takes one again. */
   private full = false;
 
-  constructor(
-    private readonly storage: QueueStorage | undefined,
-    private readonly queue: SampleQueue,
-    overflow: OverflowPolicy,
-    private readonly counters: Counters,
-    private readonly log: (level: LogLevel, message: string) => void,
-    /** A request failed and none was acknowledged since: storage that writes when needed writes. */
-    private readonly failing: () => boolean,
-  ) {
+  private readonly storage: QueueStorage | undefined;
+  private readonly queue: SampleQueue;
+  private readonly counters: Counters;
+  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly head: { readonly retrying: boolean };
+
+  constructor(parts: StorageJournalParts) {
+    const storage = parts.storage;
+    this.storage = storage;
+    this.queue = parts.queue;
+    this.counters = parts.counters;
+    this.log = parts.log;
+    this.head = parts.head;
     this.spillEvery = storage?.spillEvery ?? 0;
     this.holdsBacklog = storage?.read !== undefined;
-    this.dropOldest = overflow === 'drop-oldest';
+    this.dropOldest = parts.overflow === 'drop-oldest';
     this.intoWindow = (seq, resource, value, at) => {
       const q = this.queue;
       if (!q.fits(value)) return false;
@@ -252,7 +267,7 @@ export class StorageJournal {
         this.lastStoredSeq = seq;
       }
       if (evicted) this.checkpoint();
-    } else if (this.failing() && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
+    } else if (this.head.retrying && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
       this.persist();
     }
   }
