@@ -155,7 +155,6 @@ class FeedAgent implements Agent {
     const log = (this.log = scrubbedLog(host, config.token));
     const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host }));
     const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
-    const journal = (this.journal = new StorageJournal({ storage: host.storage, queue, overflow: s.overflow, counters, log, head }));
     const client = (this.client = new FeedClient(host.request.bind(host), { baseUrl: config.url, publicKey: config.publicKey, token: config.token, timeoutMs: s.timeoutMs }));
     const ids: number[] = [];
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
@@ -167,6 +166,7 @@ class FeedAgent implements Agent {
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     const reconciler = (this.reconciler = new Reconciler({ ids: s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], head }));
+    const journal = (this.journal = new StorageJournal({ storage: host.storage, queue, overflow: s.overflow, counters, log, head, reconciler }));
     const setAsides = (this.setAsides = new SetAsides({ counters, log, onSetAside: config.onSetAside, scrub: (text) => redact(text, config.token) }));
     const presence = (this.presence = new Presence({ host, client, ids, counters, log, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS }));
     const vanished = new Vanished({ host, client, resources, log, random });

@@ -27,6 +27,8 @@ export interface StorageJournalParts {
   log: (level: LogLevel, message: string) => void;
   /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
   head: { readonly retrying: boolean };
+  /** Gives the baselines a batch's read-back would need, kept with the batch about to go. */
+  reconciler: Pick<Reconciler, 'size' | 'baselines'>;
 }
 
 export class StorageJournal {
@@ -71,6 +73,7 @@ export class StorageJournal {
   private readonly counters: Counters;
   private readonly log: (level: LogLevel, message: string) => void;
   private readonly head: { readonly retrying: boolean };
+  private readonly reconciler: Pick<Reconciler, 'size' | 'baselines'>;
 
   constructor(parts: StorageJournalParts) {
     const storage = parts.storage;
@@ -79,6 +82,7 @@ export class StorageJournal {
     this.counters = parts.counters;
     this.log = parts.log;
     this.head = parts.head;
+    this.reconciler = parts.reconciler;
     this.spillEvery = storage?.spillEvery ?? 0;
     this.holdsBacklog = storage?.read !== undefined;
     this.dropOldest = parts.overflow === 'drop-oldest';
@@ -188,7 +192,8 @@ export class StorageJournal {
    * An operation-4 request carrying the first `n` queued samples is about to go out: storage that can
    * keep it records the batch and the baselines its read-back would need (one write per batch).
    */
-  sending(n: number, reconciler: Reconciler): void {
+  sending(n: number): void {
+    const reconciler = this.reconciler;
     const storage = this.storage;
     if (storage?.sending === undefined) return;
     const q = this.queue;

@@ -201,7 +201,7 @@ export class Uplink implements Job {
     const n = this.nextCount();
     if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n, this.host.now());
-    this.journal.sending(n, this.reconciler);
+    this.journal.sending(n);
     let answer: BatchAnswer | null = null;
     let error: unknown = null;
     try {
