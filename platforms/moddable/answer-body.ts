@@ -9,7 +9,7 @@
 // a garbled answer: the host drops the connection and reports the outcome unknown (`maybeDelivered`), and
 // the core reads back. Any other status is that status whatever the length of its body (the status line
 // came first: a proxy's 5 MB error page is a 503): its first bytes, up to the bound, are kept for the
-// message, and the rest is dropped with the connection (`failure`, `addPrefix`, `takePrefix`). The body is
+// message, and the rest is dropped with the connection (`isFailureStatus`, `room`, `takePrefix`). The body is
 // decoded where it lies, without a copy.
 
 /**
@@ -25,7 +25,7 @@ export function tooLarge(bound: number): string {
 }
 
 /** A status whose answer is that failure whatever its length: anything but a 2xx. */
-export function failure(status: number): boolean {
+export function isFailureStatus(status: number): boolean {
   return status < 200 || status > 299;
 }
 

@@ -30,7 +30,7 @@
 import type { Host, HttpRequest } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { utf8Length, utf8Write } from '../../src/core/utf8';
-import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, failure, tooLarge } from './answer-body';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';
 import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
 import type { RequestOptions, Sdk, SdkRequest } from './sdk';
@@ -163,7 +163,7 @@ class RequestExchange extends Exchange {
     keepHeader(this.kept, name, value);
     // Before a byte of the body: http.js sees the request closed and reads no further. A failure's
     // length does not matter: its first bytes are read.
-    if (name === 'content-length' && !failure(this.status) && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
+    if (name === 'content-length' && !isFailureStatus(this.status) && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
   }
 
   /**
@@ -174,7 +174,7 @@ class RequestExchange extends Exchange {
   private read(count: number): void {
     const answer = this.answer;
     if (!answer.fits(count)) {
-      if (!failure(this.status)) return this.fail(tooLarge(answer.bound), true);
+      if (!isFailureStatus(this.status)) return this.fail(tooLarge(answer.bound), true);
       const piece = answer.room > 0 ? (this.request as SdkRequest).read(ArrayBuffer, answer.room) : undefined;
       if (piece !== undefined) answer.add(piece);
       this.cut = true;

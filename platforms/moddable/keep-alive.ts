@@ -25,7 +25,7 @@ import type { Host, HttpRequest, LogLevel } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { ClassicStream } from './classic-stream';
 import type { StreamLink } from './classic-stream';
-import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, failure, tooLarge } from './answer-body';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';
 import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
 import type { ClientRequest, HttpClient, Sdk } from './sdk';
@@ -226,7 +226,7 @@ class LinkExchange extends Exchange {
     const length = kept.get('content-length');
     // Fails here, inside httpclient.js's onHeaders: it sees itself closed and reads no further. A
     // failure's length does not matter: its first bytes are read.
-    if (length !== undefined && !failure(status) && !answer.expect(length)) return this.fail(tooLarge(answer.bound), true);
+    if (length !== undefined && !isFailureStatus(status) && !answer.expect(length)) return this.fail(tooLarge(answer.bound), true);
     this.answer = answer;
   }
 
@@ -234,7 +234,7 @@ class LinkExchange extends Exchange {
   private readable(count: number): void {
     const answer = this.answer;
     if (answer !== null && !answer.fits(count)) {
-      if (!failure(this.status)) return this.fail(tooLarge(answer.bound), true);
+      if (!isFailureStatus(this.status)) return this.fail(tooLarge(answer.bound), true);
       const piece = answer.room > 0 ? this.request?.read(answer.room) : undefined;
       if (piece !== undefined) answer.add(piece);
       // The rest of the answer is never read: the connection goes with it.

@@ -1,6 +1,6 @@
 // The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
 // keeps presence alive. It makes the parts, hands each what it needs, and owns the order of start and stop.
-import type { Host, SampleValue } from './host';
+import type { Host, Log, SampleValue } from './host';
 import type { AgentConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_PRESENCE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
@@ -12,7 +12,6 @@ import { Head } from './head';
 import { Lane } from './lane';
 import type { Job } from './lane';
 import { scrubbedLog } from './log';
-import type { Log } from './log';
 import { Presence } from './presence';
 import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';

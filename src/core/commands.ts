@@ -7,7 +7,7 @@
 // is still running waits for it (a newer command replaces a waiting one: the later one wins, as between
 // polls). A handler that has not settled within the actuator's `timeoutMs` is reported, counted in
 // `commandErrors` and no longer awaited: the next command of that actuator may then run beside it.
-import type { Host, LogLevel, TimerHandle } from './host';
+import type { Host, Log, TimerHandle } from './host';
 import type { ActuatorConfig } from './config';
 import { DEFAULT_HANDLER_TIMEOUT_MS } from './config';
 import type { FeedClient } from './client';
@@ -24,7 +24,7 @@ export interface CommandsParts {
   client: FeedClient;
   resources: Resources;
   counters: Counters;
-  log: (level: LogLevel, message: string) => void;
+  log: Log;
   lane: Lane;
 }
 
@@ -35,7 +35,7 @@ export class Commands implements Job {
   private readonly client: FeedClient;
   private readonly resources: Resources;
   private readonly counters: Counters;
-  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly log: Log;
   private readonly lane: Lane;
   /** id_resource_feed of the last command seen per actuator; -1 until the first poll answered. */
   private readonly lastId: Float64Array;

@@ -48,6 +48,9 @@ export type TimerHandle = unknown;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** Where log lines go: the host's sink, and each part of the agent's way to it. */
+export type Log = (level: LogLevel, message: string) => void;
+
 export type SampleValue = number | boolean | string;
 
 /**

@@ -1,7 +1,7 @@
 // Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
 // request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
 // for `presenceMs`, this makes one authenticated read of every resource (operation 2).
-import type { Host, LogLevel } from './host';
+import type { Host, Log } from './host';
 import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
@@ -14,7 +14,7 @@ export interface PresenceParts {
   /** The resources it keeps present. */
   ids: readonly number[];
   counters: Counters;
-  log: (level: LogLevel, message: string) => void;
+  log: Log;
   lane: Lane;
   /** The first `presenceMs`. */
   intervalMs: number;
@@ -28,7 +28,7 @@ export class Presence implements Job {
   private readonly client: FeedClient;
   private readonly ids: readonly number[];
   private readonly counters: Counters;
-  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly log: Log;
   private readonly lane: Lane;
   private readonly alarm: Alarm;
 

@@ -111,7 +111,7 @@ function rule(to: State, holds: Holds, step: Step, wait: Wait, flags: Flags = {}
   return Object.freeze({ to, holds, step, wait, retrying: 'keep', unresolved: false, ambiguous: false, retry: false, attempt: 'keep', fails: false, drains: false, ...flags });
 }
 
-const FAILED: Flags = Object.freeze({ retrying: 'set', fails: true });
+const FAILING: Flags = Object.freeze({ retrying: 'set', fails: true });
 
 /** The answers to a batch out; `isolating`: the batch is a prefix or half of an isolation, which goes on after a wait. */
 function answers(isolating: boolean): Readonly<Partial<Record<EngineEvent, Rule>>> {
@@ -123,15 +123,15 @@ function answers(isolating: boolean): Readonly<Partial<Record<EngineEvent, Rule>
     'refused unnamed': rule('isolating', 'named', 'isolate', 'now'),
     'gone': rule('idle', 'none', 'gone', 'now'),
     'too large': rule(stay, kept, 'halve', 'now', { retrying: 'set' }),
-    'transient': rule(stay, kept, 'back off', 'backoff', { ...FAILED, retry: true, attempt: 'raise' }),
-    'throttled': rule(stay, kept, 'back off', 'retry-after', { ...FAILED, retry: true, attempt: 'raise' }),
-    'host fault': rule(stay, kept, 'back off', 'backoff', { ...FAILED, attempt: 'raise' }),
-    'unknown after reset': rule('unknown', 'batch', 'read back', 'now', { ...FAILED, ambiguous: true, retry: true }),
-    'unknown after timeout': rule('unknown', 'batch', 'read back', 'settle', { ...FAILED, ambiguous: true, retry: true }),
-    'unknown unreadable': rule(stay, kept, 'back off', 'backoff', { ...FAILED, ambiguous: true, unresolved: true, retry: true, attempt: 'raise' }),
-    'auth refused': rule('paused', 'none', 'pause', 'auth', FAILED),
-    'refused request': rule('paused', 'none', 'pause', 'auth', FAILED),
-    'redirected': rule('paused', 'none', 'pause', 'auth', FAILED),
+    'transient': rule(stay, kept, 'back off', 'backoff', { ...FAILING, retry: true, attempt: 'raise' }),
+    'throttled': rule(stay, kept, 'back off', 'retry-after', { ...FAILING, retry: true, attempt: 'raise' }),
+    'host fault': rule(stay, kept, 'back off', 'backoff', { ...FAILING, attempt: 'raise' }),
+    'unknown after reset': rule('unknown', 'batch', 'read back', 'now', { ...FAILING, ambiguous: true, retry: true }),
+    'unknown after timeout': rule('unknown', 'batch', 'read back', 'settle', { ...FAILING, ambiguous: true, retry: true }),
+    'unknown unreadable': rule(stay, kept, 'back off', 'backoff', { ...FAILING, ambiguous: true, unresolved: true, retry: true, attempt: 'raise' }),
+    'auth refused': rule('paused', 'none', 'pause', 'auth', FAILING),
+    'refused request': rule('paused', 'none', 'pause', 'auth', FAILING),
+    'redirected': rule('paused', 'none', 'pause', 'auth', FAILING),
   };
 }
 
@@ -166,9 +166,9 @@ export const RULES: Readonly<Record<State, Readonly<Partial<Record<EngineEvent, 
     'read stored': rule('idle', 'none', 'acknowledge', 'now', { retrying: 'clear', attempt: 'reset' }),
     'read not stored': rule('idle', 'none', 'send again', 'now', { retrying: 'set' }),
     'read undecided': rule('idle', 'none', 'send again', 'now', { retrying: 'set', unresolved: true }),
-    'read unreached': rule('unknown', 'same', 'read again', 'backoff', { ...FAILED, retry: true, attempt: 'raise' }),
-    'read failed': rule('idle', 'none', 'back off', 'backoff', { ...FAILED, unresolved: true, retry: true, attempt: 'raise' }),
-    'host fault': rule('idle', 'none', 'back off', 'backoff', { ...FAILED, unresolved: true, attempt: 'raise' }),
+    'read unreached': rule('unknown', 'same', 'read again', 'backoff', { ...FAILING, retry: true, attempt: 'raise' }),
+    'read failed': rule('idle', 'none', 'back off', 'backoff', { ...FAILING, unresolved: true, retry: true, attempt: 'raise' }),
+    'host fault': rule('idle', 'none', 'back off', 'backoff', { ...FAILING, unresolved: true, attempt: 'raise' }),
     // A batch resumed after a restart is read back after the start jitter.
     'begin': rule('unknown', 'same', 'none', 'start'),
     ...hurried('unknown', false),

@@ -2,14 +2,14 @@
 // `{success, failed}` form), or one of a resource the service says is gone, at intake or at the head of
 // the queue. Each is counted (`setAside`, and per resource in `stats().setAsideBy`) and handed to the
 // application's `onSetAside` with the reason, which never carries the token.
-import type { LogLevel, SampleValue } from './host';
+import type { Log, SampleValue } from './host';
 import type { SetAside } from './config';
 import type { Counters } from './counters';
 import { errorText } from './errors';
 
 export interface SetAsidesParts {
   counters: Counters;
-  log: (level: LogLevel, message: string) => void;
+  log: Log;
   /** The application's callback, if any. */
   onSetAside: ((item: SetAside) => void) | undefined;
   /** Takes secrets out of a reason before the application sees it. */
@@ -20,7 +20,7 @@ export class SetAsides {
   /** `setAside` per resource id, for the resources with any. */
   readonly by: Record<number, number> = {};
   private readonly counters: Counters;
-  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly log: Log;
   private readonly onSetAside: ((item: SetAside) => void) | undefined;
   private readonly scrub: (text: string) => string;
 

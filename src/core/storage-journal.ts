@@ -8,7 +8,7 @@
 // With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest
 // samples, and once it is full, or while older samples wait in storage only, an accepted sample goes to
 // storage alone. Nothing is dropped then until storage reaches its bound.
-import type { InFlight, LogLevel, QueueStorage, SampleValue, StoredVisit } from './host';
+import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from './host';
 import type { Counters } from './counters';
 import { errorText } from './errors';
 import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE } from './queue';
@@ -24,7 +24,7 @@ export interface StorageJournalParts {
   queue: SampleQueue;
   overflow: OverflowPolicy;
   counters: Counters;
-  log: (level: LogLevel, message: string) => void;
+  log: Log;
   /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
   head: { readonly retrying: boolean };
   /** Gives the baselines a batch's read-back would need, kept with the batch about to go. */
@@ -71,7 +71,7 @@ export class StorageJournal {
   private readonly storage: QueueStorage | undefined;
   private readonly queue: SampleQueue;
   private readonly counters: Counters;
-  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly log: Log;
   private readonly head: { readonly retrying: boolean };
   private readonly reconciler: Pick<Reconciler, 'size' | 'baselines'>;
 

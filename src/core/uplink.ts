@@ -8,7 +8,7 @@
 // Delivery is at-least-once: only a request whose outcome is unknown can lead to a duplicate; such a
 // batch is read back before it is sent again (reconcile.ts), and what that cannot decide is counted as
 // unresolved.
-import type { Host, LogLevel } from './host';
+import type { Host, Log } from './host';
 import { Alarm } from './alarm';
 import type { UplinkConfig } from './config';
 import type { BatchAnswer, FeedClient } from './client';
@@ -42,7 +42,7 @@ export interface UplinkParts {
   counters: Counters;
   random: () => number;
   lane: Lane;
-  log: (level: LogLevel, message: string) => void;
+  log: Log;
 }
 
 export class Uplink implements Job {
@@ -61,7 +61,7 @@ export class Uplink implements Job {
   private readonly counters: Counters;
   private readonly random: () => number;
   private readonly lane: Lane;
-  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly log: Log;
   /** The lane started a run that has not ended: from then until its answer is handled, nothing else is planned. */
   private busy = false;
   private lastSendAt: number;

@@ -10,7 +10,7 @@
 //
 // The uplink drives it: a 404 names a suspect (`suspect`), the uplink's turn in the lane makes the
 // lookups that are due (`lookUp`), and its plan looks at `dueAt` and at what is held.
-import type { Host, LogLevel } from './host';
+import type { Host, Log } from './host';
 import type { FeedClient } from './client';
 import type { Resources } from './resources';
 import { backoffDelay } from './backoff';
@@ -28,7 +28,7 @@ export interface VanishedParts {
   host: Pick<Host, 'now'>;
   client: FeedClient;
   resources: Resources;
-  log: (level: LogLevel, message: string) => void;
+  log: Log;
   /** Draws from [0, 1): the lookups' jitter. */
   random: () => number;
 }
@@ -37,7 +37,7 @@ export class Vanished {
   private readonly host: Pick<Host, 'now'>;
   private readonly client: FeedClient;
   private readonly resources: Resources;
-  private readonly log: (level: LogLevel, message: string) => void;
+  private readonly log: Log;
   private readonly random: () => number;
   /**
    * The suspect and gone resources, and per resource: failed lookups since it turned suspect or gone,
