@@ -64,10 +64,10 @@ export class Vanished {
     return this.ids.length;
   }
 
-  /** When the next lookup is due; Infinity when none is. */
+  /** When the next lookup is due; Infinity when none is. Asked at every plan of the uplink: it allocates nothing. */
   get dueAt(): number {
     let next = Infinity;
-    for (const at of this.nextAt) if (at < next) next = at;
+    for (let k = 0; k < this.nextAt.length; k++) if (this.nextAt[k] < next) next = this.nextAt[k];
     return next;
   }
 
