@@ -25,7 +25,7 @@ export interface Wiring {
   boardReading(reading: BoardReading): (() => number) | string;
 }
 
-export type Recorder = (resource: number, value: SampleValue) => boolean;
+export type Recorder = (resource: number, value: SampleValue) => void;
 
 export interface Peripherals {
   sensors: SensorConfig[];
