@@ -127,4 +127,19 @@ describe.skipIf(typeof sdk === 'string')('the README\'s greenhouse description o
     await device!.waitFor(/^feed-agent: SHT3x at 0x44 on pins 4\/5 answers again, after 1 failed try$/, 60_000, at);
     expect(device!.lines.slice(from).filter((l) => /stopped answering/.test(l))).toHaveLength(1);
   }, 120_000);
+
+  it('reports the contact by exception, as its description says: a feed each time it changed, none for the reads between', async () => {
+    const doorFeeds = async (): Promise<string[]> =>
+      ((await (await fetch(service.url + '/_local/resources/101/feeds?limit=1000')).json()) as { payload: { raw_data: string[] } }).payload.raw_data;
+    // Read every second since the first test began: open, closed, open again, and nothing between.
+    expect(await doorFeeds()).toEqual(['0', '1', '0']);
+    // Two status lines, 5 s apart: five reads of the contact, unchanged, held back.
+    const from = device!.lines.length;
+    const first = await device!.waitFor(/^feed-agent: queued /, 30_000, from);
+    const second = await device!.waitFor(/^feed-agent: queued /, 30_000, device!.lines.indexOf(first, from) + 1);
+    expect(second).toMatch(/, held back \d+/);
+    expect(await doorFeeds()).toEqual(['0', '1', '0']);
+    writeFileSync(join(pins, 'gpio15'), '0');
+    await expect.poll(doorFeeds, WAIT).toEqual(['0', '1', '0', '1']);
+  }, 60_000);
 });

@@ -69,6 +69,8 @@ describe('a description of the hardware', () => {
       valve: { resource: 115, type: 'relay', pin: 17, deadband: 1, levels: { open: 2 } },
       // The meter's PWM slice (pin 7 is slice 3's B input): a PWM output on pin 6 would set its clock.
       heater: { resource: 116, type: 'pwm', pin: 6 },
+      // Report by exception checked by the core's rules, said as the entry's other problems are.
+      probe: { resource: 117, type: 'analog', pin: 27, deadbandPercent: 150, aggregate: 'median', heartbeatMs: 0 },
     }, context());
     expect(d.problems).toEqual([
       'co2: unknown driver "scd41" (this build has SHT3x, TMP117; another of the SDK\'s: include its manifest, $(MODDABLE)/modules/drivers/sensors/<part>/manifest.json)',
@@ -78,6 +80,9 @@ describe('a description of the hardware', () => {
       'typo: pni: unknown key',
       'valve: levels: expected an object of command values to 0 or 1, e.g. { "on": 1, "off": 0 }, got {"open":2}',
       'valve: deadband: unknown key',
+      'probe: deadbandPercent: expected a number in [0, 100], got 150',
+      'probe: heartbeatMs: expected a number of ms ≥ 1, got 0',
+      'probe: aggregate: expected "mean", "min" or "max", got "median"',
       'pin 15 is used twice: door, window',
       'again: resource 201 is in resources= too',
       'heater and meter need the same PWM slice 3',

@@ -11,7 +11,7 @@ import Timer from 'timer';
 import Modules from 'modules';
 import { createAgent } from '../../../src/core/agent';
 import type { Agent } from '../../../src/core/agent';
-import type { ActuatorConfig, SensorConfig } from '../../../src/core/config';
+import type { ActuatorConfig, ReportConfig, SensorConfig } from '../../../src/core/config';
 import type { Host } from '../../../src/core/host';
 import { errorText } from '../../../src/core/errors';
 import { openFlashQueue } from '../flash-queue';
@@ -25,7 +25,6 @@ import { readTemperatureAdc } from './temperature-adc';
 import { hardwareSeed } from './hardware-seed';
 import { board } from './board';
 import { readDescription } from '../peripherals/description';
-import type { Reporting } from '../peripherals/description';
 import { findDrivers } from '../peripherals/drivers';
 import type { DriverClass } from '../peripherals/i2c-sensor';
 import { openPeripherals } from '../peripherals/open';
@@ -43,7 +42,7 @@ export interface Firmware {
   actuators: ActuatorConfig[];
   peripherals: Peripherals;
   /** Report by exception of the description's sources, for the core's `AgentConfig.reporting`. */
-  reporting: Reporting[];
+  reporting: ReportConfig[];
   /** What is not fed, each with why: one part of the start line. */
   skipped: string[];
 }
@@ -109,13 +108,13 @@ export function prepare(config: Record<string, unknown>): Firmware | undefined {
 
 /** Starts the agent, and a status line now and then. */
 export function run(firmware: Firmware): Agent | undefined {
-  const { settings, sensors, actuators, peripherals, skipped } = firmware;
+  const { settings, sensors, actuators, peripherals, reporting, skipped } = firmware;
   let agent: Agent;
   try {
     // Seeded from the board: its waits differ from every other device's and from its own last boot's.
     agent = createAgent(firmware.host, {
       url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, resources: peripherals.resources,
-      uplink: { queue: settings.queue }, seed: hardwareSeed(),
+      reporting, uplink: { queue: settings.queue }, seed: hardwareSeed(),
     });
   } catch (e) {
     return void say(errorText(e));

@@ -1,26 +1,11 @@
 // The description of a device's hardware: the `peripherals` object of the manifest's config (mc/config),
 // one entry per resource, keyed by a name of the user's. Checked here in one pass that names every
 // problem; an entry with a problem is left out and the rest run (docs/peripherals.md is the reference).
+import { reportProblems } from '../../../src/core/config';
+import type { ReportConfig } from '../../../src/core/config';
 import type { BoardFacts, Edge, Pull } from './board';
 
 export type BoardReading = 'uptime' | 'heap' | 'rssi' | 'temperature';
-export type Aggregate = 'mean' | 'min' | 'max';
-
-/**
- * Report by exception for one source, as the core's `AgentConfig.reporting` takes it: a reading is sent
- * when it moved by `deadband` (or `deadbandPercent` of the subtype's range) since the last one sent, not
- * sooner than `minIntervalMs` after it, and at the latest `heartbeatMs` after it; `aggregate` folds the
- * readings between two reports.
- */
-export interface Reporting {
-  resource: number;
-  deadband?: number;
-  deadbandPercent?: number;
-  minIntervalMs?: number;
-  heartbeatMs?: number;
-  aggregate?: Aggregate;
-}
-
 interface Entry {
   /** The entry's key in the description, in every message about it. */
   name: string;
@@ -130,7 +115,8 @@ export interface DescriptionContext {
 
 export interface Description {
   peripherals: Peripheral[];
-  reporting: Reporting[];
+  /** Report by exception of the sources that carry its keys, for the core's `AgentConfig.reporting`. */
+  reporting: ReportConfig[];
   /** One line each: what is wrong, naming the entry; the entries it names are left out. */
   problems: string[];
 }
@@ -141,7 +127,8 @@ const PULLS = Object.freeze(['up', 'down', 'none']);
 const EDGES = Object.freeze(['rising', 'falling']);
 /** The readings a board gives without extra hardware (firmware/sensors.ts reads them). */
 export const BOARD_READINGS: readonly BoardReading[] = Object.freeze(['uptime', 'heap', 'rssi', 'temperature'] as const);
-const AGGREGATES = Object.freeze(['mean', 'min', 'max']);
+/** The keys of report by exception a source may carry beside its own (the core's `ReportConfig`). */
+const REPORT_KEYS = Object.freeze(['deadband', 'deadbandPercent', 'minIntervalMs', 'heartbeatMs', 'aggregate']);
 const PER = Object.freeze({ second: 1000, minute: 60_000, hour: 3_600_000 } as Record<string, number>);
 const RETRY_MS = 30_000;
 const TYPES = Object.freeze(['digital', 'analog', 'pulses', 'i2c', 'board', 'relay', 'pwm']);
@@ -150,7 +137,7 @@ const TYPES = Object.freeze(['digital', 'analog', 'pulses', 'i2c', 'board', 'rel
 export function readDescription(value: unknown, context: DescriptionContext): Description {
   const problems: string[] = [];
   const peripherals: Peripheral[] = [];
-  const reporting: Reporting[] = [];
+  const reporting: ReportConfig[] = [];
   if (value === undefined || value === '') return { peripherals, reporting, problems };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     problems.push('expected an object of named entries, e.g. "door": { "resource": 101, "type": "digital", "pin": 15 }');
@@ -221,25 +208,15 @@ function readEntry(f: Fields, c: DescriptionContext): Peripheral | null {
   }
 }
 
-function readReporting(f: Fields, resource: number): Reporting | null {
-  const r: Reporting = { resource };
-  const deadband = f.finite('deadband', -1);
-  const percent = f.finite('deadbandPercent', -1);
-  const minInterval = f.whole('minIntervalMs', 0, -1) ?? -1;
-  const heartbeat = f.whole('heartbeatMs', 1, -1) ?? -1;
-  const aggregate = f.given('aggregate') ? f.choice('aggregate', AGGREGATES, null) : null;
-  if (f.given('deadband')) {
-    if (deadband < 0) f.problem('deadband: expected a number ≥ 0, got ' + deadband);
-    else r.deadband = deadband;
-  }
-  if (f.given('deadbandPercent')) {
-    if (!(percent >= 0 && percent <= 100)) f.problem('deadbandPercent: expected a number from 0 to 100, got ' + percent);
-    else r.deadbandPercent = percent;
-  }
-  if (minInterval >= 0) r.minIntervalMs = minInterval;
-  if (heartbeat >= 0) r.heartbeatMs = heartbeat;
-  if (aggregate !== null) r.aggregate = aggregate as Aggregate;
-  return Object.keys(r).length > 1 ? r : null;
+/** A source's report-by-exception keys, checked by the core's own rules (the agent's, the simulator's, the gateway's). */
+function readReporting(f: Fields, resource: number): ReportConfig | null {
+  const settings: Record<string, unknown> = {};
+  for (const key of REPORT_KEYS) if (f.given(key)) settings[key] = f.value(key);
+  if (Object.keys(settings).length === 0) return null;
+  const problems = reportProblems(settings, f.name + '.');
+  // Said as every other problem of the entry is: "door: deadband: …", not the core's "door.deadband: …".
+  for (const problem of problems) f.problem(problem.slice(f.name.length + 1));
+  return problems.length > 0 ? null : ({ ...settings, resource } as ReportConfig);
 }
 
 /** Pins used twice, a unit two entries need, resources given twice, one address with two drivers: all involved are left out. */
@@ -310,6 +287,11 @@ class Fields {
   given(key: string): boolean {
     if (this.read.indexOf(key) < 0) this.read.push(key);
     return this.record[key] !== undefined;
+  }
+
+  /** The value of `key`, as given. */
+  value(key: string): unknown {
+    return this.record[key];
   }
 
   /** True when every key was read and none had a problem; names the unknown keys once. */
