@@ -259,6 +259,7 @@ class SegmentLog implements DurableQueue {
       // Recorded in `failure` by sync(); closing must still release the file and the directory.
     } finally {
       closeSync(this.fd);
+      this.cursor.close();
       this.closed = true;
       this.release();
     }

@@ -10,6 +10,7 @@
 import type { SampleValue } from '../../src/core/host';
 
 import { crc32 } from './crc32';
+import { plainSample } from './plain-sample';
 
 export type LogRecord =
   | { kind: 'sample'; seq: number; resource: number; value: SampleValue; time: number }
@@ -81,8 +82,9 @@ export function scanSegment(bytes: Buffer, visit: (record: LogRecord) => void): 
 export function decodeLine(bytes: Buffer, start: number, end: number): LogRecord | null {
   const bodyStart = start + CRC_DIGITS + 1;
   if (bodyStart >= end || bytes[start + CRC_DIGITS] !== SPACE) return null;
-  const digits = bytes.toString('latin1', start, start + CRC_DIGITS);
-  if (!/^[0-9a-f]{8}$/.test(digits) || parseInt(digits, 16) !== crc32(bytes, bodyStart, end)) return null;
+  if (hexAt(bytes, start) !== crc32(bytes, bodyStart, end)) return null;
+  const plain = plainSample(bytes, bodyStart, end);
+  if (plain !== null) return plain;
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString('utf8', bodyStart, end));
@@ -90,6 +92,18 @@ export function decodeLine(bytes: Buffer, start: number, end: number): LogRecord
     return null;
   }
   return toRecord(body);
+}
+
+/** The checksum written at `start`: 8 lowercase hex digits; -1 when they are not. */
+function hexAt(bytes: Buffer, start: number): number {
+  let sum = 0;
+  for (let i = start; i < start + CRC_DIGITS; i++) {
+    const c = bytes[i];
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (digit < 0) return -1;
+    sum = sum * 16 + digit;
+  }
+  return sum;
 }
 
 // A body whose checksum matched but whose shape is wrong was written by something else: damage all the same.

@@ -10,16 +10,20 @@ import { decodeLine, NEWLINE } from './log-record';
 import { earlierRunTime, wallAnchor } from './sample-time';
 import type { Segment } from './segment';
 
-/** Bytes read at a time: about a thousand records. */
-const CHUNK = 64 * 1024;
+/** Bytes read at a time: about five thousand records, the next fifty batches of a delivery. */
+const CHUNK = 256 * 1024;
 
-// One buffer for every queue of the process: a read is synchronous, so it is free again when it returns
-// (a visit that reads a queue itself gets one of its own). A gateway's thousands of queues hold none.
+// One buffer for every queue of the process, so that a gateway's thousands of queues hold none: a read is
+// synchronous, so it is free again when it returns (a visit that reads a queue itself gets one of its own).
+// It keeps what it holds for the cursor that read last, which then goes on without reading the file again.
 let spare: Buffer | null = null;
+/** What `spare` holds: `length` bytes of `segment` from byte `from`, read by `by`. */
+const held = { by: null as SegmentCursor | null, segment: null as Segment | null, from: 0, length: 0 };
 
 export class SegmentCursor {
-  /** The segment being read, and the byte offset of the next line to read in it. */
+  /** The segment being read, its file while it is read, and the byte offset of the next line to read in it. */
   private segment: Segment | null = null;
+  private fd = -1;
   private offset = 0;
   /** The sequence number of the last sample passed: none at or below it is visited again. */
   private after = -1;
@@ -43,20 +47,47 @@ export class SegmentCursor {
     const now = performance.now();
     let buf = spare ?? Buffer.allocUnsafe(CHUNK);
     spare = null;
+    // The file bytes [bufFrom, bufFrom + got) of this.segment are in buf.
+    let bufFrom = -1;
+    let got = 0;
+    if (held.by === this && held.segment === this.segment) {
+      bufFrom = held.from;
+      got = held.length;
+    }
+    held.by = null;
     let visited = 0;
     try {
       while (this.segment !== null) {
         const segment = this.segment;
-        const got = readAt(segment.path, buf, this.offset);
-        if (got === 0) {
-          if (!this.advance(segments)) return null;
-          continue;
+        let pos = this.offset - bufFrom;
+        let nl = bufFrom < 0 || pos < 0 || pos >= got ? -1 : buf.indexOf(NEWLINE, pos);
+        if (nl === -1 || nl >= got) {
+          // No whole line left in what buf holds: the file from this.offset on.
+          got = this.readAt(buf);
+          bufFrom = this.offset;
+          pos = 0;
+          nl = buf.indexOf(NEWLINE);
+          if (got === 0) {
+            if (!this.advance(segments)) return null;
+            bufFrom = -1;
+            continue;
+          }
+          if (nl === -1 || nl >= got) {
+            if (got === buf.length) {
+              buf = Buffer.allocUnsafe(buf.length * 2); // a record longer than the chunk
+              bufFrom = -1;
+            } else {
+              // A last line without its newline: the torn end of a segment no longer written.
+              if (this.offset >= segment.checkedTo) this.damaged++;
+              this.offset += got;
+              segment.checkedTo = Math.max(segment.checkedTo, this.offset);
+            }
+            continue;
+          }
         }
-        const bytes = buf.subarray(0, got);
-        let pos = 0;
-        for (let nl = bytes.indexOf(NEWLINE); nl !== -1; pos = nl + 1, nl = bytes.indexOf(NEWLINE, pos)) {
-          const lineAt = this.offset + pos;
-          const record = decodeLine(bytes, pos, nl);
+        for (; nl !== -1 && nl < got; pos = nl + 1, nl = buf.indexOf(NEWLINE, pos)) {
+          const lineAt = bufFrom + pos;
+          const record = decodeLine(buf, pos, nl);
           if (record === null) {
             if (lineAt >= segment.checkedTo) this.damaged++;
           } else if (record.kind === 'checkpoint') {
@@ -65,28 +96,26 @@ export class SegmentCursor {
             const at = segment.ours ? record.time : this.earlier(record.time, anchorNow, now);
             if (visited === max || visit(record.seq, record.resource, record.value, at) === false) {
               this.offset = lineAt;
+              Object.assign(held, { by: this, segment, from: bufFrom, length: got });
               return record.seq;
             }
             visited++;
             this.after = record.seq;
           }
-          segment.checkedTo = Math.max(segment.checkedTo, this.offset + nl + 1);
-        }
-        if (pos > 0) {
-          this.offset += pos;
-        } else if (got === buf.length) {
-          buf = Buffer.allocUnsafe(buf.length * 2); // a record longer than the chunk
-        } else {
-          // A last line without its newline: the torn end of a segment no longer written.
-          if (this.offset >= segment.checkedTo) this.damaged++;
-          segment.checkedTo = Math.max(segment.checkedTo, this.offset + got);
-          this.offset += got;
+          this.offset = bufFrom + nl + 1;
+          segment.checkedTo = Math.max(segment.checkedTo, this.offset);
         }
       }
       return null;
     } finally {
       spare = buf;
     }
+  }
+
+  /** The queue closes: the file being read too, and the buffer forgets this cursor. */
+  close(): void {
+    this.closeFile();
+    if (held.by === this) held.by = held.segment = null;
   }
 
   /** Where a read from `from` begins: on from here, or at the segment holding it (back, or forward past others). */
@@ -101,20 +130,45 @@ export class SegmentCursor {
     this.enter(segments[start] ?? null);
   }
 
-  /** On to the next segment at the end of one; false at the end of the newest, where the cursor stays. */
+  /**
+   * On to the next segment at the end of one; false at the end of the newest, where the cursor stays (its
+   * file closed: nothing to read holds none open).
+   */
   private advance(segments: readonly Segment[]): boolean {
     const next = segments[segments.indexOf(this.segment as Segment) + 1];
-    if (next === undefined) return false;
+    if (next === undefined) {
+      this.closeFile();
+      return false;
+    }
     this.enter(next);
     return true;
   }
 
   private enter(segment: Segment | null): void {
+    this.closeFile();
     this.segment = segment;
     this.offset = 0;
     this.anchor = NaN;
     // Each sample in it has at least its first sequence number: skipping below that skips nothing it holds.
     if (segment !== null && segment.firstSeq - 1 > this.after) this.after = segment.firstSeq - 1;
+  }
+
+  private closeFile(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  /** Reads `buf.length` bytes of the segment at `offset`; 0 at its end, or when it was deleted. */
+  private readAt(buf: Buffer): number {
+    if (this.fd < 0) {
+      try {
+        this.fd = openSync((this.segment as Segment).path, 'r');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+        throw e;
+      }
+    }
+    return readSync(this.fd, buf, 0, buf.length, this.offset);
   }
 
   private earlier(t: number, anchorNow: number, now: number): number {
@@ -134,20 +188,4 @@ export class SegmentCursor {
 function startOf(segments: readonly Segment[], from: number): number {
   for (let i = segments.length - 1; i > 0; i--) if (segments[i].firstSeq <= from) return i;
   return 0;
-}
-
-/** Reads `buf.length` bytes of `path` at `offset`; 0 at its end, or when it was deleted. */
-function readAt(path: string, buf: Buffer, offset: number): number {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw e;
-  }
-  try {
-    return readSync(fd, buf, 0, buf.length, offset);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { SampleValue } from '../../src/core/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DurableQueue, DurableQueueOptions } from '../../platforms/node/durable-queue';
+import { createRandom } from '../../src/core/random';
 import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
 import { wallAnchor } from '../../platforms/node/sample-time';
 import { bundle } from './support/bundle';
@@ -99,6 +100,39 @@ describe('the durable queue as a backlog', () => {
       queue.ack(60);
       expect(seqs(readSome(queue, 1, 3).got)).toEqual([61, 62, 63]);
     });
+  });
+
+  it('reads back every number as JSON would, and every boolean and string', () => {
+    const random = createRandom(20261126);
+    const numbers = [0, -0, 1, -1, 0.1, 1e21, 1e-7, -2.5e-300, 1.7976931348623157e308, 5e-324, 2 ** 53 + 2, 123456789012345680000];
+    for (let i = 0; i < 2000; i++) numbers.push((random() - 0.5) * 10 ** Math.floor(random() * 40 - 20), Math.round((random() - 0.5) * 1e6) / 100);
+    const values: SampleValue[] = [...numbers, true, false, '', '1', 'true'];
+    withQueue(freshDir(), {}, (queue) => {
+      values.forEach((v, i) => queue.append(i + 1, 1, v, i));
+      const got: SampleValue[] = [];
+      queue.read(1, values.length, (_seq, _r, value) => void got.push(value));
+      expect(got).toEqual(values.map((v) => JSON.parse(JSON.stringify(v)) as SampleValue));
+    });
+  });
+
+  it('reads a record longer than its chunk, and two queues read in turns each their own samples', () => {
+    const long = 'é'.repeat(200_000);
+    withQueue(freshDir(), {}, (one) =>
+      withQueue(freshDir(), {}, (two) => {
+        for (const seq of range(1, 2000)) {
+          one.append(seq, 1, seq === 1000 ? long : seq, 0);
+          two.append(seq, 2, -seq, 0);
+        }
+        const values: [SampleValue[], SampleValue[]] = [[], []];
+        for (let from = [1, 1]; from[0] <= 2000 || from[1] <= 2000; ) {
+          [one, two].forEach((queue, k) => {
+            from[k] = queue.read(from[k], 7, (_seq, _r, value) => void values[k].push(value));
+          });
+        }
+        expect(values[0]).toEqual(range(1, 2000).map((seq) => (seq === 1000 ? long : seq)));
+        expect(values[1]).toEqual(range(1, 2000).map((seq) => -seq));
+      }),
+    );
   });
 
   it('loads no more than it is asked for at opening, and reads the rest from where loading stopped', () => {
