@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
+import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
 import { Served } from '../support/serve';
@@ -237,15 +238,17 @@ describe('feed-agent simulate', () => {
     expect(sim.all('summary')).toEqual([]);
   });
 
-  it('after a run that left samples in --durable, the next one says how many it restored, and its counts add up', async () => {
+  it('after a run that left samples in --durable, more than its queue in memory holds, the next one says how many it restored, and its counts add up', async () => {
     const durable = join(work.dir, 'restored-queue');
-    const config = counterConfig(work.dir, 'restored.json', 50);
+    // A queue of 16 in memory: the 60 samples the first run takes wait on disk beyond it.
+    const config = counterConfig(work.dir, 'restored.json', 50, { uplink: { queue: 16 } });
     // Nothing listens there: the first run keeps everything it accepted in DIR.
     const down = 'http://' + (await closedPort(createServer()));
     const first = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '1', '--drain-timeout', '0.2', '--json'], deviceEnv(down));
     expect(first.code).toBe(1);
-    const left = summaryOf(first.sim, ['queued']).queued as number;
-    expect(left).toBeGreaterThan(0);
+    const { queued: left, backlog, droppedOverflow } = summaryOf(first.sim, ['queued', 'backlog', 'droppedOverflow']);
+    expect([left - backlog, droppedOverflow]).toEqual([16, 0]);
+    expect(backlog).toBeGreaterThan(16);
 
     const { service: svc } = await service('restored');
     try {
@@ -261,6 +264,25 @@ describe('feed-agent simulate', () => {
     } finally {
       await svc.close();
     }
+  });
+
+  it('counts the samples an earlier version left in --durable without a time as undated, and delivers them', async () => {
+    const durable = join(work.dir, 'undated-queue');
+    // The log as the durable queue wrote it before samples kept their times: no "t", no "w".
+    mkdirSync(join(durable, 'queue'), { recursive: true });
+    const old = [encodeCheckpoint(0, 1), ...[0, 1, 2].map((v, i) => encodeSample(i + 1, COUNTERS[0], v))];
+    writeFileSync(join(durable, 'queue', 'seg-0000000000000001.log'), Buffer.concat(old));
+    const { service: svc, dbFile } = await service('undated');
+    try {
+      const config = counterConfig(work.dir, 'undated.json', 200);
+      const { code, sim } = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '0.5', '--json'], deviceEnv(svc.url));
+      expect(code, sim.stdout + sim.stderr).toBe(0);
+      expect(summaryOf(sim, ['undated', 'restored'])).toEqual({ undated: 3, restored: 3 });
+    } finally {
+      await svc.close();
+    }
+    // The ledger saw them: the counter went on after 2.
+    expect(countersIn(dbFile).get(COUNTERS[0])!.slice(0, 4)).toEqual([0, 1, 2, 3]);
   });
 
   it('with nothing queued, oldestAgeMs is null, not a number standing for none', async () => {
@@ -428,11 +450,11 @@ describe('feed-agent simulate', () => {
 
     it('a config with unknown keys and bad values names each of them', async () => {
       const file = join(work.dir, 'bad.json');
-      writeFileSync(file, JSON.stringify({ token: secret, sensors: [{ resource: 105, every: 100, signal: 'counter', colour: 'red' }], uplink: { size: 4 } }));
+      writeFileSync(file, JSON.stringify({ token: secret, sensors: [{ resource: 105, every: 100, signal: 'counter', colour: 'red' }], uplink: { size: 4, sendAge: 'yes' } }));
       const { code, sim } = await runSim(work.cli(), ['--config', file]);
       expect(code).toBe(2);
       expect(sim.stderr.trim()).toBe(
-        `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key`,
+        `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key; uplink.sendAge: expected true or false, got "yes"`,
       );
       expect(sim.stdout).toBe('');
     });
