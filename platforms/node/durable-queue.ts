@@ -224,16 +224,18 @@ class SegmentLog implements DurableQueue {
    */
   discard(after: number): number {
     this.usable();
-    const i = this.segments.findIndex((s) => s.firstSeq > after && s.maxSeq > this.acked);
-    if (i < 0) return 0;
-    const segment = this.segments[i];
-    if (segment === this.active()) this.roll();
-    let gone = 0;
-    scanSegment(readFileSync(segment.path), (record) => {
-      if (record.kind === 'sample' && record.seq > this.acked) gone++;
-    });
-    this.remove(segment);
-    return gone;
+    // A segment of an earlier run is known by bounds only: one that held nothing unacknowledged frees its
+    // bytes all the same, and the next one goes too.
+    for (let segment = this.beyond(after); segment !== undefined; segment = this.beyond(after)) {
+      if (segment === this.active()) this.roll();
+      let gone = 0;
+      scanSegment(readFileSync(segment.path), (record) => {
+        if (record.kind === 'sample' && record.seq > this.acked) gone++;
+      });
+      this.remove(segment);
+      if (gone > 0) return gone;
+    }
+    return 0;
   }
 
   usedBytes(): number {
@@ -278,6 +280,11 @@ class SegmentLog implements DurableQueue {
       ackFailures: this.ackFailures,
       failure: this.failure === null ? null : this.failure.message,
     };
+  }
+
+  /** The oldest segment whose samples all lie beyond `after`, some of them maybe unacknowledged. */
+  private beyond(after: number): Segment | undefined {
+    return this.segments.find((s) => s.firstSeq > after && s.maxSeq > this.acked);
   }
 
   private active(): Segment {

@@ -11,6 +11,7 @@ import type { SampleValue } from '../../src/core/host';
 
 import { crc32 } from './crc32';
 import { plainSample } from './plain-sample';
+import type { PlainSample } from './plain-sample';
 
 export type LogRecord =
   | { kind: 'sample'; seq: number; resource: number; value: SampleValue; time: number }
@@ -78,12 +79,16 @@ export function scanSegment(bytes: Buffer, visit: (record: LogRecord) => void): 
   return { goodEnd, badLines: badBefore, tailLines: bad };
 }
 
-/** The record of the line `bytes[start, end)` (its newline excluded), or null when it is damaged. */
-export function decodeLine(bytes: Buffer, start: number, end: number): LogRecord | null {
+/**
+ * The record of the line `bytes[start, end)` (its newline excluded), or null when it is damaged. A numeric
+ * or boolean sample is written into `into` when given (a reader that takes its fields at once allocates
+ * nothing for it), else into a new object.
+ */
+export function decodeLine(bytes: Buffer, start: number, end: number, into?: PlainSample): LogRecord | null {
   const bodyStart = start + CRC_DIGITS + 1;
   if (bodyStart >= end || bytes[start + CRC_DIGITS] !== SPACE) return null;
   if (hexAt(bytes, start) !== crc32(bytes, bodyStart, end)) return null;
-  const plain = plainSample(bytes, bodyStart, end);
+  const plain = plainSample(bytes, bodyStart, end, into ?? { kind: 'sample', seq: 0, resource: 0, value: 0, time: NaN });
   if (plain !== null) return plain;
   let body: unknown;
   try {

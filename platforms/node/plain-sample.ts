@@ -15,6 +15,8 @@ const CLOSE = 0x7d;
 const MINUS = 0x2d;
 /** More digits than this may not be a safe integer: JSON.parse and its check decide. */
 const MAX_DIGITS = 15;
+/** Powers of ten a double holds exactly. */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 export interface PlainSample {
   kind: 'sample';
@@ -24,8 +26,11 @@ export interface PlainSample {
   time: number;
 }
 
-/** The sample in `bytes[start, end)`, a body whose checksum matched; null when it is not of the plain form. */
-export function plainSample(bytes: Buffer, start: number, end: number): PlainSample | null {
+/**
+ * The sample in `bytes[start, end)`, a body whose checksum matched, written into `into`; null when it is not
+ * of the plain form.
+ */
+export function plainSample(bytes: Buffer, start: number, end: number, into: PlainSample): PlainSample | null {
   let i = start;
   if (!at(bytes, i, SEQ)) return null;
   const seq = whole(bytes, (i += SEQ.length), end);
@@ -41,12 +46,9 @@ export function plainSample(bytes: Buffer, start: number, end: number): PlainSam
     value = false;
     i += FALSE.length;
   } else {
-    let j = i;
-    while (j < end && isNumberByte(bytes[j])) j++;
-    // What JSON.stringify wrote of a finite number, Number reads back as JSON.parse does.
-    value = j > i ? Number(bytes.toString('latin1', i, j)) : NaN;
+    value = numberAt(bytes, i, end);
     if (!Number.isFinite(value)) return null;
-    i = j;
+    i = wholeEnd;
   }
   let time = NaN;
   if (at(bytes, i, TIME)) {
@@ -57,10 +59,49 @@ export function plainSample(bytes: Buffer, start: number, end: number): PlainSam
     time = negative ? -t : t;
     i = wholeEnd;
   }
-  return i === end - 1 && bytes[i] === CLOSE ? { kind: 'sample', seq, resource, value, time } : null;
+  if (i !== end - 1 || bytes[i] !== CLOSE) return null;
+  into.seq = seq;
+  into.resource = resource;
+  into.value = value;
+  into.time = time;
+  return into;
 }
 
-/** Where the digits `whole` read last end. */
+/**
+ * The number JSON.stringify wrote at `i` (sets `wholeEnd`). A plain decimal of at most 15 digits is n / 10^k
+ * of two doubles that hold n and 10^k exactly, and that quotient is rounded once, to the double nearest the
+ * decimal, as JSON.parse rounds it; anything else (an exponent, more digits) is read by Number, which reads
+ * what JSON.stringify wrote as JSON.parse does.
+ */
+function numberAt(bytes: Buffer, i: number, end: number): number {
+  let j = i;
+  const negative = bytes[j] === MINUS;
+  if (negative) j++;
+  let n = 0;
+  let digits = 0;
+  let scale = -1;
+  for (; j < end; j++) {
+    const b = bytes[j];
+    if (b >= 0x30 && b <= 0x39) {
+      n = n * 10 + (b - 0x30);
+      digits++;
+      if (scale >= 0) scale++;
+    } else if (b === 0x2e && scale < 0) scale = 0;
+    else break;
+  }
+  if (digits > MAX_DIGITS || scale >= POW10.length || (j < end && (bytes[j] === 0x65 || bytes[j] === 0x45))) {
+    let k = j;
+    while (k < end && isNumberByte(bytes[k])) k++;
+    wholeEnd = k;
+    return Number(bytes.toString('latin1', i, k));
+  }
+  wholeEnd = j;
+  if (digits === 0) return NaN;
+  const v = scale > 0 ? n / POW10[scale] : n;
+  return negative ? -v : v;
+}
+
+/** Where the digits `whole` or the number `numberAt` read last end. */
 let wholeEnd = 0;
 
 /** The integer of the digits at `i` (sets `wholeEnd`), or -1 when there are none or too many. */

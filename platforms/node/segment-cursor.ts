@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { StoredVisit } from '../../src/core/host';
 import { decodeLine, NEWLINE } from './log-record';
+import type { PlainSample } from './plain-sample';
 import { earlierRunTime, wallAnchor } from './sample-time';
 import type { Segment } from './segment';
 
@@ -36,6 +37,8 @@ export class SegmentCursor {
   private lastAt = -Infinity;
   /** Damaged records met. */
   damaged = 0;
+  /** Where a numeric or boolean sample is decoded: its fields go to the visit at once. */
+  private readonly scratch: PlainSample = { kind: 'sample', seq: 0, resource: 0, value: 0, time: NaN };
 
   /**
    * Visits at most `max` samples with a sequence number ≥ `from`, oldest first, until `visit` returns false.
@@ -87,7 +90,7 @@ export class SegmentCursor {
         }
         for (; nl !== -1 && nl < got; pos = nl + 1, nl = buf.indexOf(NEWLINE, pos)) {
           const lineAt = bufFrom + pos;
-          const record = decodeLine(buf, pos, nl);
+          const record = decodeLine(buf, pos, nl, this.scratch);
           if (record === null) {
             if (lineAt >= segment.checkedTo) this.damaged++;
           } else if (record.kind === 'checkpoint') {
