@@ -76,7 +76,11 @@ async function cycles(setups: Setup[], downUrl: string): Promise<Cycle[]> {
     restarted: [],
   }));
   for (let k = 0; k < RESTARTS; k++) {
-    for (const [i, d] of setups.entries()) {
+    // Each round begins with another design, so that none always follows the same one (its service's
+    // exit, its copy's removal).
+    for (let j = 0; j < setups.length; j++) {
+      const i = (j + k) % setups.length;
+      const d = setups[i];
       const copy = d.dir + '-' + k;
       cpSync(d.dir, copy, { recursive: true });
       const service = await serve();
