@@ -14,6 +14,7 @@ import type { Job } from './lane';
 import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';
 import { Reconciler } from './reconcile';
+import { Reporting } from './report';
 import { MissingResourceError, Resources } from './resources';
 import type { Known } from './resources';
 import type { Resource } from './wire';
@@ -46,6 +47,11 @@ export interface AgentStats extends Counters {
   oldestAgeMs: number | null;
   /** The service refuses the token: nothing is sent until it accepts it again. */
   authPaused: boolean;
+  /**
+   * Samples report by exception (`reporting`) held back rather than queued when they came: a later report
+   * (the newest value after a minimum interval, an aggregate, a heartbeat) stood for them.
+   */
+  heldBack: number;
   /** Current batch size (halved by 413 answers). */
   batchLimit: number;
   /** `setAside` per resource id (a gone resource's readings, refused elements), for the resources with any. */
@@ -111,6 +117,7 @@ class FeedAgent implements Agent {
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   private readonly known: Record<number, Known>;
   private readonly sampler: Sampler;
+  private readonly reporting: Reporting;
   private readonly uplink: Uplink;
   private readonly reconciler: Reconciler;
   private readonly vanished: Vanished;
@@ -125,6 +132,8 @@ class FeedAgent implements Agent {
   private readonly journal: StorageJournal;
   private lookupTimer: unknown = null;
   lastRefusal: string | null = null;
+  /** The last sample queued found no room: what `record()` says of a sample report by exception queued at once. */
+  private lastFull = false;
 
   constructor(
     private readonly host: Host,
@@ -146,7 +155,8 @@ class FeedAgent implements Agent {
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.resources = new Resources(ids, (id) => this.queue.numberTag(id));
+    this.reporting = new Reporting(host, config.reporting ?? [], (resource, value, at) => this.enqueue(resource, value, at));
+    this.resources = new Resources(ids, (id) => this.queue.numberTag(id), this.reporting.ids);
     this.known = this.resources.byId;
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     const report = (level: LogLevel, message: string): void => this.log(level, message);
@@ -203,6 +213,7 @@ class FeedAgent implements Agent {
     }
     this.state = 'running';
     this.resources.admit(true);
+    this.reporting.begin();
     this.sampler.begin();
     this.uplink.begin();
     this.commands.begin();
@@ -216,6 +227,8 @@ class FeedAgent implements Agent {
     this.state = 'stopping';
     this.resources.admit(false);
     this.sampler.end();
+    // A change held back for its minimum interval is queued now, to be delivered with the rest.
+    this.reporting.end();
     this.commands.end();
     this.keepAlive.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
@@ -274,6 +287,7 @@ class FeedAgent implements Agent {
       lastError: c.lastError === null ? null : this.scrub(c.lastError),
       authPaused: this.uplink.authPaused,
       batchLimit: this.uplink.batchLimit,
+      heldBack: this.reporting.heldBack,
       setAsideBy: { ...this.setAsideBy },
     };
   }
@@ -298,7 +312,19 @@ class FeedAgent implements Agent {
       const problem = checkInput(value, known.restriction);
       if (problem !== null) return this.invalid(resource, problem);
     }
-    const result = this.journal.take(resource, value as SampleValue, this.host.now());
+    if (known.report >= 0) {
+      // Report by exception decides; a report it queues later that finds no room is counted dropped.
+      this.lastFull = false;
+      this.reporting.offer(known.report, value as SampleValue, this.host.now(), known);
+      return this.lastFull ? 'full' : 'queued';
+    }
+    return this.enqueue(resource, value as SampleValue, this.host.now());
+  }
+
+  /** Queues a checked sample of time `at` (in memory or in the backlog). */
+  private enqueue(resource: number, value: SampleValue, at: number): RecordResult {
+    const result = this.journal.take(resource, value, at);
+    this.lastFull = result === DROPPED_NEW;
     if (result === DROPPED_NEW) return 'full';
     if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
     this.uplink.queued();

@@ -77,6 +77,24 @@ export interface UplinkConfig {
   sendAge: boolean;
 }
 
+/**
+ * Report by exception for one resource (src/core/report.ts): which of its samples are queued. Without a
+ * rule every sample is. A number is reported when it moved at least `deadband` (or `deadbandPercent` of its
+ * subtype's range, whichever is larger) from the last one reported; 0 reports any change; without either,
+ * every sample counts as changed and only `minIntervalMs` thins them. A boolean or a string is reported
+ * when it differs. No two reports come closer than `minIntervalMs` (a change within it waits, and the newest
+ * value goes at its end); after `heartbeatMs` without a report, the last value goes again, stamped now. With
+ * `aggregate`, a report carries the mean, min or max of the numbers since the last report.
+ */
+export interface ReportConfig {
+  resource: number;
+  deadband?: number;
+  deadbandPercent?: number;
+  minIntervalMs?: number;
+  heartbeatMs?: number;
+  aggregate?: 'mean' | 'min' | 'max';
+}
+
 /** A sample the service refused; the agent set it aside and the rest flowed on. */
 export interface SetAside {
   resource: number;
@@ -94,6 +112,8 @@ export interface AgentConfig {
   actuators?: ActuatorConfig[];
   /** Further resource ids whose readings are queued by hand with `record()`. */
   resources?: number[];
+  /** Report by exception, per resource (at most one rule each, for a configured resource). Default: every sample is queued. */
+  reporting?: ReportConfig[];
   uplink?: Partial<UplinkConfig>;
   /**
    * When nothing non-silent has reached the service for this long, the agent makes a non-silent read so
@@ -197,6 +217,7 @@ const TOP: Record<string, Check> = Object.freeze({
     return bad < 0 ? null : 'element ' + bad + ': expected a positive integer, got ' + describe(v[bad]);
   },
   uplink: apart,
+  reporting: apart,
   keepAliveMs: period,
   lookupRetryMs: period,
   holdOnRefusedToken: boolean,
@@ -210,6 +231,14 @@ const ACTUATOR: Record<string, Check> = Object.freeze({
   handle: required(fn),
   applyCurrent: boolean,
   timeoutMs: period,
+});
+const REPORT: Record<keyof ReportConfig, Check> = Object.freeze({
+  resource: required(positiveInteger),
+  deadband: nonNegative,
+  deadbandPercent: expect('a number in [0, 100]', (v) => typeof v === 'number' && v >= 0 && v <= 100),
+  minIntervalMs: nonNegative,
+  heartbeatMs: period,
+  aggregate: expect('"mean", "min" or "max"', (v) => v === 'mean' || v === 'min' || v === 'max'),
 });
 const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   batch: (v) => positiveInteger(v) ?? ((v as number) > LIMITS.maxBatchElements ? 'expected at most ' + LIMITS.maxBatchElements + ', got ' + v : null),
@@ -235,9 +264,37 @@ export function checkConfig(config: unknown): AgentConfig {
   checkFields(config, '', TOP, problems);
   checkList(config.sensors, 'sensors', SENSOR, problems);
   checkList(config.actuators, 'actuators', ACTUATOR, problems);
+  checkList(config.reporting, 'reporting', REPORT, problems);
+  checkRules(config, problems);
   if (config.uplink !== undefined) checkObject(config.uplink, 'uplink', UPLINK, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as AgentConfig;
+}
+
+/**
+ * The problems of one report-by-exception rule's settings (its fields but `resource`), each prefixed with
+ * `prefix`: for the files that carry rules per resource (the simulator's and the gateway's configs).
+ */
+export function reportProblems(settings: unknown, prefix: string): string[] {
+  const problems: string[] = [];
+  const { resource: _resource, ...fields } = REPORT;
+  checkObject(settings, prefix.replace(/\.$/, ''), fields, problems);
+  return problems;
+}
+
+/** Each report rule names a configured resource, once. */
+function checkRules(config: Record<string, unknown>, problems: string[]): void {
+  if (!Array.isArray(config.reporting)) return;
+  const ids = new Set<unknown>();
+  for (const list of [config.sensors, config.actuators]) if (Array.isArray(list)) for (const x of list) if (isRecord(x)) ids.add(x.resource);
+  if (Array.isArray(config.resources)) for (const id of config.resources) ids.add(id);
+  const seen = new Set<unknown>();
+  config.reporting.forEach((rule: unknown, i: number) => {
+    if (!isRecord(rule) || rule.resource === undefined) return;
+    if (!ids.has(rule.resource)) problems.push('reporting[' + i + '].resource: ' + String(rule.resource) + ' is not a configured resource (a sensor, an actuator or `resources`)');
+    else if (seen.has(rule.resource)) problems.push('reporting[' + i + '].resource: ' + String(rule.resource) + ' has a rule already');
+    seen.add(rule.resource);
+  });
 }
 
 /** The uplink settings with defaults filled in (after `checkConfig`). */

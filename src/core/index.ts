@@ -2,7 +2,7 @@
 export { createAgent } from './agent';
 export type { Agent, AgentStats, RecordResult, StopOptions } from './agent';
 export { checkConfig, ConfigError, UPLINK_DEFAULTS } from './config';
-export type { ActuatorConfig, AgentConfig, SensorConfig, SetAside, UplinkConfig } from './config';
+export type { ActuatorConfig, AgentConfig, ReportConfig, SensorConfig, SetAside, UplinkConfig } from './config';
 export { FeedClient } from './client';
 export type { BatchOutcome, CallOptions, ClientOptions } from './client';
 export { FeedError } from './errors';

@@ -3,6 +3,8 @@
 // once. docs/gateway.md is its reference.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import type { ReportConfig } from '../core/config';
+import { reportProblems } from '../core/config';
 
 export type FsyncPolicy = 'always' | 'interval' | 'never';
 export type RegisterKind = 'coil' | 'discrete-input' | 'input-register' | 'holding-register';
@@ -63,6 +65,8 @@ export interface ResourceConfig {
   mqtt?: MqttInput;
   modbus?: ModbusInput;
   command?: CommandOut;
+  /** Report by exception for this resource's readings (the agent's rule, without the resource); absent: every reading goes. */
+  report?: Omit<ReportConfig, 'resource'>;
 }
 
 export interface DeviceConfig {
@@ -225,7 +229,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
     }
     const ids = new Set<number>();
     const resources = p.list(d.resources, `${at}.resources`, true).map((rawResource, j): ResourceConfig => {
-      const r = p.object(rawResource, `${at}.resources[${j}]`, ['id', 'mqtt', 'modbus', 'command'], true);
+      const r = p.object(rawResource, `${at}.resources[${j}]`, ['id', 'mqtt', 'modbus', 'command', 'report'], true);
       const id = p.integer(r.id, `${at}.resources[${j}].id`, 1, Number.MAX_SAFE_INTEGER, true) ?? 0;
       const rat = `${at}.resources[${j}] (${id})`;
       if (id > 0 && ids.has(id)) p.add(`${rat}: resource ${id} is listed twice`);
@@ -260,6 +264,12 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
         };
       }
       if (r.command !== undefined) out.command = parseCommand(p, r.command, `${rat}.command`, modbusNames, mqtt !== undefined);
+      if (r.report !== undefined) {
+        const problems = reportProblems(r.report, `${rat}.report.`);
+        if (r.command !== undefined) problems.push(`${rat}.report: a command resource takes no readings to report`);
+        problems.forEach((problem) => p.add(problem));
+        if (problems.length === 0) out.report = r.report as Omit<ReportConfig, 'resource'>;
+      }
       return out;
     });
     devices.push({

@@ -121,6 +121,7 @@ export class GatewayDevice {
       publicKey: config.publicKey,
       token: config.token,
       resources: config.resources.filter((r) => r.command === undefined).map((r) => r.id),
+      reporting: config.resources.flatMap((r) => (r.report === undefined ? [] : [{ resource: r.id, ...r.report }])),
       actuators,
       holdOnRefusedToken: true,
       // A full queue refuses the newest reading, which goes to the overflow: nothing the durable queue

@@ -36,6 +36,8 @@ const BAD = {
         { id: 5, command: { mqtt: { topic: 'cmd/+' } } },
         { id: 6, command: { modbus: { source: 'plc', kind: 'input-register', address: 1 } } },
         { id: -7, mqtt: { topic: 'ok' } },
+        { id: 8, mqtt: { topic: 'door' }, report: { deadband: -1, heartbeatMs: 0, aggregate: 'median', every: 5 } },
+        { id: 9, command: { mqtt: { topic: 'cmd/9' } }, report: { deadband: 0 } },
       ],
     },
     { publicKey: 'K1', tokenFile: 'no-such-token-file', resources: [] },
@@ -73,6 +75,11 @@ const EXPECTED = [
   'devices[0] (bay-1).resources[5] (5).command.mqtt.topic: a topic to publish to has no wildcard, got "cmd/+"',
   'devices[0] (bay-1).resources[6] (6).command.modbus.kind: expected one of "coil", "holding-register", got "input-register"',
   'devices[0] (bay-1).resources[7].id: expected an integer from 1 up, got -7',
+  'devices[0] (bay-1).resources[8] (8).report.every: unknown key',
+  'devices[0] (bay-1).resources[8] (8).report.deadband: expected',
+  'devices[0] (bay-1).resources[8] (8).report.heartbeatMs: expected',
+  'devices[0] (bay-1).resources[8] (8).report.aggregate: expected "mean", "min" or "max", got "median"',
+  'devices[0] (bay-1).resources[9] (9).report: a command resource takes no readings to report',
   'devices[0] (bay-1).silenceS: expected a number ≥ 1, got 0',
   'devices[0] (bay-1).overflowMiB: expected a number ≥ 0, got -1',
   'devices[1] (K1).publicKey: K1 is served twice',
@@ -109,6 +116,8 @@ describe('parseGatewayConfig', () => {
       expect(c.queue).toEqual({ dir: join(work.dir, 'q'), fsync: 'interval', fsyncIntervalMs: 1000 });
       expect(c.metrics).toEqual({ host: '127.0.0.1', port: 9464 });
       expect(c.devices[0].resources[0].modbus).toMatchObject({ kind: 'coil', everyMs: 1000, scale: 1, offset: 0 });
+      // Without a report rule every reading goes.
+      expect(c.devices[0].resources[0].report).toBeUndefined();
     } finally {
       work.remove();
     }
