@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
@@ -263,6 +264,45 @@ describe('feed-agent simulate', () => {
       expect(accepted + restored).toBe(delivered);
     } finally {
       await svc.close();
+    }
+  });
+
+  it('with --ages, stores a backlog an earlier run left in --durable at the times it was sampled, not when it arrived', async () => {
+    const durable = join(work.dir, 'ages-queue');
+    const config = counterConfig(work.dir, 'ages.json', 100, { uplink: { queue: 16 } });
+    const down = 'http://' + (await closedPort(createServer()));
+    const sampledFrom = Date.now();
+    const first = await runSim(work.cli(), ['--config', config, '--durable', durable, '--ages', '--duration', '2', '--drain-timeout', '0.2', '--json'], deviceEnv(down));
+    const sampledTo = Date.now();
+    expect(first.code).toBe(1);
+    // The highest value of each counter the first run accepted: 0 to it waited in DIR.
+    const highest = JSON.parse(readFileSync(join(durable, 'counters.json'), 'utf8')) as Record<string, number>;
+    // Seconds between sampling and arrival, so that a time of arrival cannot pass for one of sampling.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const { service: svc, dbFile } = await service('ages');
+    const restartedAt = Date.now();
+    try {
+      const { code, sim } = await runSim(work.cli(), ['--config', config, '--durable', durable, '--ages', '--duration', '1', '--json'], deviceEnv(svc.url));
+      expect(code, sim.stdout + sim.stderr).toBe(0);
+      expect(summaryOf(sim, ['undated']).undated).toBe(0);
+    } finally {
+      await svc.close();
+    }
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      for (const resource of COUNTERS) {
+        const rows = db.prepare('SELECT raw_data AS value, created_at FROM feeds WHERE id_resource = ? ORDER BY id_resource_feed').all(resource) as { value: string; created_at: string }[];
+        const at = rows.map((r) => ({ value: Number(r.value), ms: Date.parse(r.created_at.replace(' ', 'T') + 'Z') }));
+        const earlier = at.filter((r) => r.value <= highest[resource]);
+        expect(earlier.map((r) => r.value)).toEqual(Array.from({ length: highest[resource] + 1 }, (_, i) => i));
+        // Stored to the second below the time of sampling.
+        for (const r of earlier) expect([r.value, r.ms >= Math.floor(sampledFrom / 1000) * 1000 && r.ms <= sampledTo]).toEqual([r.value, true]);
+        for (const r of at.filter((x) => x.value > highest[resource])) expect(r.ms).toBeGreaterThanOrEqual(Math.floor(restartedAt / 1000) * 1000);
+        // Per resource, in the order sampled.
+        expect(at.map((r) => r.ms)).toEqual(at.map((r) => r.ms).sort((a, b) => a - b));
+      }
+    } finally {
+      db.close();
     }
   });
 
