@@ -192,7 +192,7 @@ class SegmentLog implements DurableQueue {
     // Acknowledged segments may be waiting for a sync before they can go.
     if (this.bytes + needed > this.settings.maxBytes && this.owesSync()) this.sync();
     if (this.bytes + needed > this.settings.maxBytes) return false;
-    this.anchor = anchor;
+    if (stepped) this.anchor = anchor;
     if (rolls) this.roll();
     else if (stepped) this.write(encodeCheckpoint(this.acked, this.next, anchor));
     this.write(line);
