@@ -2,20 +2,19 @@
 // segment given up beyond the window, each sample's time kept across a restart (through the wall clock),
 // and an opening that reads the newest segment and the first line of the others.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { SampleValue } from '../../src/core/host';
-import { openDurableQueue } from '../../platforms/node/durable-queue';
-import type { DurableQueue, DurableQueueOptions } from '../../platforms/node/durable-queue';
+import type { DurableQueue } from '../../platforms/node/durable-queue';
 import { createRandom } from '../../src/core/random';
 import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
 import { wallAnchor } from '../../platforms/node/sample-time';
 import { bundle } from './support/bundle';
+import { range, scratchDirs, segmentFiles, withQueue } from './support/queues';
 
 interface Read {
   seq: number;
@@ -23,21 +22,8 @@ interface Read {
   at: number;
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'feed-agent-backlog-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const { scratch, freshDir } = scratchDirs('feed-agent-backlog-');
 afterEach(() => vi.restoreAllMocks());
-let dirs = 0;
-const freshDir = () => join(scratch, 'q' + dirs++);
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-function withQueue<T>(dir: string, options: DurableQueueOptions, use: (queue: DurableQueue) => T): T {
-  const queue = openDurableQueue(dir, options);
-  try {
-    return use(queue);
-  } finally {
-    queue.close();
-  }
-}
 
 /** `read(from, max)`, with `stopAt` refused by the visit: what it visited and what it returned. */
 function readSome(queue: DurableQueue, from: number, max: number, stopAt = -1): { got: Read[]; next: number } {
@@ -53,13 +39,6 @@ function readSome(queue: DurableQueue, from: number, max: number, stopAt = -1): 
 const seqs = (reads: Read[]) => reads.map((r) => r.seq);
 /** The largest difference between two lists of times (Infinity when their lengths differ). */
 const offBy = (got: number[], want: number[]) => (got.length !== want.length ? Infinity : Math.max(...got.map((t, i) => Math.abs(t - want[i]))));
-
-function segmentFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => name.startsWith('seg-'))
-    .sort()
-    .map((name) => join(dir, name));
-}
 
 /** The samples of `file`, by sequence number. */
 function samplesIn(file: string): number[] {

@@ -1,17 +1,17 @@
 // The durable queue: what comes back after a reopen, segments and their deletion, damaged files, the size
 // bound, the fsync policies, and a writer killed with SIGKILL ten times.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import type { SampleValue } from '../../src/core/host';
 import { createRandom } from '../../src/core/random';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
-import type { DurableQueue, DurableQueueOptions, FsyncPolicy } from '../../platforms/node/durable-queue';
+import type { DurableQueue, FsyncPolicy } from '../../platforms/node/durable-queue';
 import { bundle } from './support/bundle';
+import { range, scratchDirs, segmentFiles, withQueue } from './support/queues';
 import { ACK_LAG, sampleFor } from './support/samples';
 
 interface Sample {
@@ -20,10 +20,7 @@ interface Sample {
   value: SampleValue;
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'feed-agent-queue-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let dirs = 0;
-const freshDir = () => join(scratch, 'q' + dirs++);
+const { scratch, freshDir } = scratchDirs('feed-agent-queue-');
 
 function loadAll(queue: DurableQueue): Sample[] {
   const samples: Sample[] = [];
@@ -32,29 +29,11 @@ function loadAll(queue: DurableQueue): Sample[] {
 }
 
 const expected = (seqs: number[]): Sample[] => seqs.map((seq) => ({ seq, ...sampleFor(seq) }));
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 function appendRange(queue: DurableQueue, from: number, to: number): void {
   for (const seq of range(from, to)) {
     const { resource, value } = sampleFor(seq);
     queue.append(seq, resource, value, 0);
-  }
-}
-
-function segmentFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => name.startsWith('seg-'))
-    .sort()
-    .map((name) => join(dir, name));
-}
-
-/** Opens, runs `use`, and closes, so a failed expectation never leaves the directory open. */
-function withQueue<T>(dir: string, options: DurableQueueOptions, use: (queue: DurableQueue) => T): T {
-  const queue = openDurableQueue(dir, options);
-  try {
-    return use(queue);
-  } finally {
-    queue.close();
   }
 }
 
