@@ -138,7 +138,7 @@ export async function benchBacklog(): Promise<BenchSection> {
       ],
       table: [
         `  each restart: a copy of the same backlog, a service of its own; the figures above are the median of ${RESTARTS}`,
-        '  design                    accepted   waiting at restart (in memory)   delivered   RSS after start, peak   restarts (ms)           deliveries (readings/s)',
+        '  design                    accepted   waiting at restart (in memory)   delivered   RSS after start, peak   restarts (ms)                   deliveries (readings/s)',
         ...[
           ['backlog, queue ' + WINDOW, backlog],
           ['today, queue ' + WINDOW, today],
@@ -149,7 +149,7 @@ export async function benchBacklog(): Promise<BenchSection> {
           return (
             '  ' + (label as string).padEnd(24) + format(r.accepted).padStart(10) + (format(s[0].waiting) + ' (' + format(s[0].inMemory) + ')').padStart(33) +
             format(Math.min(...s.map((x) => x.sent))).padStart(12) + (format(round(r.rssBeforeMb, 1)) + ', ' + format(round(r.rssPeakMb, 1)) + ' MB').padStart(24) +
-            '   ' + list((x) => x.startMs).padEnd(24) + list((x) => (x.drained / x.drainMs) * 1000)
+            '   ' + list((x) => x.startMs).padEnd(32) + list((x) => (x.drained / x.drainMs) * 1000)
           );
         }),
       ],
