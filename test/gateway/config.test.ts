@@ -40,7 +40,8 @@ const BAD = {
         { id: 9, command: { mqtt: { topic: 'cmd/9' } }, report: { deadband: 0 } },
       ],
     },
-    { publicKey: 'K1', tokenFile: 'no-such-token-file', resources: [] },
+    // An old config's `overflowMiB: 0` (no overflow) names what it means now.
+    { publicKey: 'K1', tokenFile: 'no-such-token-file', overflowMiB: 0, resources: [] },
     { publicKey: 'K3', token: 'written-in-the-config', resources: [{ id: 1, mqtt: { topic: 't' } }] },
   ],
 };
@@ -81,9 +82,10 @@ const EXPECTED = [
   'devices[0] (bay-1).resources[8] (8).report.aggregate: expected "mean", "min" or "max", got "median"',
   'devices[0] (bay-1).resources[9] (9).report: a command resource takes no readings to report',
   'devices[0] (bay-1).silenceS: expected a number ≥ 1, got 0',
-  'devices[0] (bay-1).overflowMiB: expected a number ≥ 0, got -1',
+  'devices[0] (bay-1).overflowMiB: expected a number ≥ 0.001, got -1',
   'devices[1] (K1).publicKey: K1 is served twice',
   'devices[1] (K1).tokenFile: cannot read no-such-token-file: ENOENT',
+  'devices[1] (K1).overflowMiB: 0 turned the overflow off; there is no overflow of its own any more: the readings its queue in memory cannot hold wait in its durable queue on disk, which overflowMiB now bounds',
   'devices[2].token: unknown key',
   'devices[2] (K3).tokenEnv or tokenFile: required (a token is never written in the config)',
 ];
