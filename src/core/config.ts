@@ -1,6 +1,6 @@
 // The agent's configuration: its types, its defaults, and one check that lists every problem at once.
 import type { SampleValue } from './host';
-import type { Overflow } from './queue';
+import type { OverflowPolicy } from './queue';
 import type { Feed } from './wire';
 import { LIMITS } from './wire';
 
@@ -40,7 +40,7 @@ export interface UplinkConfig {
   maxLatencyMs: number;
   /** Queue capacity in samples, fixed at start. */
   queue: number;
-  overflow: Overflow;
+  overflow: OverflowPolicy;
   /** Bytes of the pool that holds queued string samples. */
   stringBytes: number;
   /** Per-request timeout, enforced by the host adapter. */
@@ -119,7 +119,7 @@ export interface AgentConfig {
    * When nothing non-silent has reached the service for this long, the agent makes a non-silent read so
    * the resources stay alive. Default: half of the shortest `lifetime` among its resources, else 5 min.
    */
-  keepAliveMs?: number;
+  presenceMs?: number;
   /** How often the start-up lookup of the resources is retried while the service is unreachable. */
   lookupRetryMs?: number;
   /**
@@ -160,7 +160,7 @@ export function settleMs(s: UplinkConfig): number {
   return s.reconcileAfterMs ?? Math.min(s.timeoutMs, MAX_SETTLE_MS);
 }
 
-export const DEFAULT_KEEP_ALIVE_MS = 300_000;
+export const DEFAULT_PRESENCE_MS = 300_000;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 export const DEFAULT_LOOKUP_RETRY_MS = 30_000;
 
@@ -218,7 +218,7 @@ const TOP: Record<string, Check> = Object.freeze({
   },
   uplink: apart,
   reporting: apart,
-  keepAliveMs: period,
+  presenceMs: period,
   lookupRetryMs: period,
   holdOnRefusedToken: boolean,
   seed: expect('a number', (v) => typeof v === 'number' && isFinite(v)),
@@ -312,9 +312,12 @@ function checkObject(v: unknown, name: string, fields: Record<string, Check>, pr
   else problems.push(name + ': expected an object, got ' + describe(v));
 }
 
+/** Keys that were renamed, with their new names: a configuration that still uses one is told so. */
+const RENAMED: Readonly<Record<string, string>> = Object.freeze({ keepAliveMs: 'presenceMs' });
+
 function checkFields(record: Record<string, unknown>, prefix: string, fields: Record<string, Check>, problems: string[]): void {
   for (const key of Object.keys(record)) {
-    if (!(key in fields)) problems.push(prefix + key + ': unknown key');
+    if (!(key in fields)) problems.push(prefix + key + (prefix === '' && key in RENAMED ? ': renamed ' + RENAMED[key] : ': unknown key'));
   }
   for (const key in fields) {
     const problem = fields[key](record[key]);

@@ -2,6 +2,7 @@
 // lifetimes), checked against the configuration, and used to validate samples and parse commands.
 import type { SampleValue } from './host';
 import type { FeedClient } from './client';
+import type { SampleQueue } from './queue';
 import { FeedError } from './errors';
 import type { Restriction } from './validate';
 import { compileRestriction, isBinarySubtype, numericValue } from './validate';
@@ -46,9 +47,9 @@ export class Resources {
   shortestLifetimeMin = 0;
   private open = false;
 
-  /** `ruled`: the resources with a report-by-exception rule, in the rules' order. */
-  constructor(readonly ids: readonly number[], tag: (resource: number) => number, ruled: ArrayLike<number>) {
-    for (const id of ids) this.byId[id] = { lo: Infinity, hi: -Infinity, tag: tag(id), restriction: undefined, binary: false, gone: false, report: -1 };
+  /** `queue`: gives each resource its tag; `ruled`: the resources with a report-by-exception rule, in the rules' order. */
+  constructor(readonly ids: readonly number[], queue: Pick<SampleQueue, 'numberTag'>, ruled: ArrayLike<number>) {
+    for (const id of ids) this.byId[id] = { lo: Infinity, hi: -Infinity, tag: queue.numberTag(id), restriction: undefined, binary: false, gone: false, report: -1 };
     for (let i = 0; i < ruled.length; i++) this.byId[ruled[i]].report = i;
   }
 

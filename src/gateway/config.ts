@@ -56,7 +56,7 @@ export interface ModbusInput {
 }
 
 /** Where an actuator resource's new feeds go. */
-export type CommandOut =
+export type CommandTarget =
   | { mqtt: { topic: string; retain: boolean }; everyMs: number }
   | { modbus: { source: string; kind: 'coil' | 'holding-register'; address: number; type: RegisterType; wordOrder: WordOrder; scale: number; offset: number }; everyMs: number };
 
@@ -64,7 +64,7 @@ export interface ResourceConfig {
   id: number;
   mqtt?: MqttInput;
   modbus?: ModbusInput;
-  command?: CommandOut;
+  command?: CommandTarget;
   /** Report by exception for this resource's readings (the agent's rule, without the resource); absent: every reading goes. */
   report?: Omit<ReportConfig, 'resource'>;
 }
@@ -307,7 +307,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
   };
 }
 
-function parseCommand(p: Problems, raw: unknown, at: string, modbusNames: Set<string>, haveMqtt: boolean): CommandOut {
+function parseCommand(p: Problems, raw: unknown, at: string, modbusNames: Set<string>, haveMqtt: boolean): CommandTarget {
   const c = p.object(raw, at, ['mqtt', 'modbus', 'everyMs'], true);
   const everyMs = p.integer(c.everyMs, at + '.everyMs', 100) ?? GATEWAY_DEFAULTS.commandEveryMs;
   if ((c.mqtt === undefined) === (c.modbus === undefined)) p.add(`${at}: expected exactly one of "mqtt", "modbus"`);

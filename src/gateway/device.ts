@@ -1,7 +1,7 @@
 // One service device behind the gateway: its agent, its durable queue (the backlog on disk, behind a small
 // queue in memory), and its presence, which follows the field device. Readings come in through `offer`
 // (from MQTT or Modbus); commands go out through the agent's actuators to what the gateway wires in
-// (`CommandOut`).
+// (`CommandWriter`).
 import { join } from 'node:path';
 
 import { createAgent } from '../core/agent';
@@ -65,7 +65,7 @@ export interface DeviceStats {
 }
 
 /** Sends an actuator's new value to the field; resolves once the field has it (a PUBACK, a write answered). */
-export type CommandOut = (value: SampleValue) => Promise<void>;
+export type CommandWriter = (value: SampleValue) => Promise<void>;
 
 /** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
 const AUTH_RETRY_MS = 60_000;
@@ -95,7 +95,7 @@ export class GatewayDevice {
     gateway: Pick<GatewayConfig, 'queue' | 'service'>,
     request: RequestFn,
     private readonly log: (line: string) => void,
-    commandOut: (resource: number) => CommandOut,
+    writerFor: (resource: number) => CommandWriter,
   ) {
     this.started = new Promise((resolve) => (this.startOver = resolve));
     const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), {
@@ -111,7 +111,7 @@ export class GatewayDevice {
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {
       if (r.command === undefined) continue;
-      const send = commandOut(r.id);
+      const send = writerFor(r.id);
       actuators.push({
         resource: r.id,
         every: r.command.everyMs,

@@ -3,7 +3,7 @@
 // back, at the default settings; at the storage's bound each overflow policy keeps what it promises; a
 // restart reads no more than the window from storage and the rest as batches leave.
 import { createAgent } from '../../src/core';
-import type { Overflow } from '../../src/core';
+import type { OverflowPolicy } from '../../src/core';
 import { memoryBacklog } from '../support/memory-backlog';
 import { equal, ok } from './assert';
 import { agentConfig, holdsInOrder, killable, settle } from './helpers';
@@ -43,7 +43,7 @@ const outage: Scenario = {
   },
 };
 
-function atBound(policy: Overflow, results: string[], kept: number[], dropped: number): Scenario {
+function atBound(policy: OverflowPolicy, results: string[], kept: number[], dropped: number): Scenario {
   return {
     name: 'backlog: at the bound of the storage, ' + policy + ' keeps what it promises and counts the rest',
     async run(ctx) {

@@ -124,7 +124,7 @@ describe('a resource’s kind', () => {
     try {
       const listed = (await request(`${kinds.url}/_local/devices`, 'GET')).json.payload.devices[0].resources.map((r: any) => r.kind);
       // The agent itself, after its start-up lookup of the same records, parsing a command of "1".
-      const agent = new Resources(ids, () => -1, []);
+      const agent = new Resources(ids, { numberTag: () => -1 }, []);
       await agent.lookup(new FeedClient(createHttp(), { baseUrl: kinds.url, publicKey: 'KINDS', token: 'kinds-token', timeoutMs: 5_000 }), () => {});
       const parsed = ids.map((id) => typeof agent.parseCommand(id, '1'));
       expect(parsed).toEqual(['boolean', 'number', 'number', 'number', 'string', 'string']);
