@@ -1,9 +1,10 @@
 // The firmware's periodic status line: what a developer watching the serial console or mcsim's output
-// wants at a glance. The core's stats never hold the token.
+// wants at a glance, and the counts that account for every sample of this run (accepted: queued, sent,
+// dropped or set aside). The core's stats never hold the token.
 import type { AgentStats } from '../../../src/core/agent';
 
 export function statusLine(stats: AgentStats): string {
-  return 'feed-agent: queued ' + stats.queued + '/' + stats.capacity + ', sent ' + stats.sent + ' in ' + stats.batches + ' batches, retries ' +
+  return 'feed-agent: queued ' + stats.queued + '/' + stats.capacity + ', accepted ' + stats.accepted + ', sent ' + stats.sent + ' in ' + stats.batches + ' batches, retries ' +
     stats.retries + ', dropped ' + stats.droppedOverflow + ', rejected ' + stats.rejectedInvalid + ', set aside ' + stats.setAside +
     ', commands ' + stats.commands + (stats.authPaused ? ', paused: token refused' : '') +
     (stats.lastError === null ? '' : ', last error: ' + stats.lastError) + '\n';
