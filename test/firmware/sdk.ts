@@ -124,12 +124,7 @@ export class Simulator {
    * (values in bytes on lin; a slot is 32 bytes there).
    */
   instruments(): Record<string, number>[] {
-    const key = this.lines.find((l) => l.startsWith('instruments key:'));
-    if (key === undefined) return [];
-    const names = key.slice('instruments key:'.length).trim().split(',');
-    return this.lines
-      .filter((l) => l.startsWith('instruments:'))
-      .map((l) => Object.fromEntries(l.slice('instruments:'.length).trim().split(',').map((v, i) => [names[i], Number(v)])));
+    return instrumentColumns(this.lines);
   }
 
   /** Kills mcsim and Xvfb at once (SIGKILL: a power cut, as far as the app can tell). */
@@ -143,6 +138,19 @@ export class Simulator {
     }
     await exited;
   }
+}
+
+/**
+ * The columns of an instrumented build's `instruments:` lines (-d, or -i on a device), by the names its
+ * `instruments key:` line gives.
+ */
+export function instrumentColumns(lines: string[]): Record<string, number>[] {
+  const key = lines.find((l) => l.startsWith('instruments key:'));
+  if (key === undefined) return [];
+  const names = key.slice('instruments key:'.length).trim().split(',');
+  return lines
+    .filter((l) => l.startsWith('instruments:'))
+    .map((l) => Object.fromEntries(l.slice('instruments:'.length).trim().split(',').map((v, i) => [names[i], Number(v)])));
 }
 
 /** The .xsb files under `dir` whose module path starts with `prefix` (e.g. feed-agent/src/core). */
