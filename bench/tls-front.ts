@@ -9,6 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { CountingProxy } from './counting-proxy';
 import { makeChain } from './tls-connection';
+import type { ChainOptions } from './tls-connection';
 
 const IDLE_MS = 60_000;
 
@@ -21,12 +22,15 @@ export class TlsFront {
     readonly rootDer: Buffer,
   ) {}
 
-  /** Starts the terminator for the service at `service` (http://127.0.0.1:port) and the counting proxy before it. */
-  static async start(service: string): Promise<TlsFront> {
-    const chain = makeChain();
+  /**
+   * Starts the terminator for the service at `service` (http://127.0.0.1:port) and the counting proxy
+   * before it; `chain` says for what address and dates its certificates are made (makeChain).
+   */
+  static async start(service: string, chain: ChainOptions = {}): Promise<TlsFront> {
+    const made = makeChain(chain);
     const target = new URL(service);
     const agent = new http.Agent({ keepAlive: true });
-    const server = https.createServer({ key: chain.key, cert: chain.cert }, (req, res) => {
+    const server = https.createServer({ key: made.key, cert: made.cert }, (req, res) => {
       const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
         // Hop-by-hop: the terminator's own connection to the device is not the service's.
         const { connection: _, 'keep-alive': __, ...headers } = answer.headers;
@@ -39,7 +43,7 @@ export class TlsFront {
     server.keepAliveTimeout = IDLE_MS;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const counting = await CountingProxy.start((server.address() as AddressInfo).port);
-    const pem = chain.ca.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+    const pem = made.ca.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
     return new TlsFront(server, agent, counting, Buffer.from(pem, 'base64'));
   }
 

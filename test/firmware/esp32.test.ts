@@ -3,10 +3,11 @@
 // and partitions: it brings the emulated Ethernet up, delivers to `feed-agent serve` on 127.0.0.1 (through
 // the fault proxy, over QEMU's user network restricted to this machine), takes a command, keeps its
 // resources alive, loses nothing and stores nothing twice through an outage and a reset in the middle of
-// one (its flash queue, littlefs on the emulated flash, restored), and seeds its waits from esp_random.
-// Runs where the ESP32 tools are (IDF_PATH set, or ESP_ROOT naming a folder with their env.sh; QEMU with
-// the esp32 machine for the emulator part); elsewhere it is skipped with the reason.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// one (its flash queue, littlefs on the emulated flash, restored), delivers over TLS to a terminator with
+// a private CA, and seeds its waits from esp_random. Runs where the ESP32 tools are (IDF_PATH set, or
+// ESP_ROOT naming a folder with their env.sh; QEMU with the esp32 machine for the emulator part);
+// elsewhere it is skipped with the reason.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,13 +16,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseSeed } from '../../src/service/seed';
 import type { Feed, Resource } from '../../src/core/wire';
+import { TlsFront } from '../../bench/tls-front';
 import * as client from '../support/client';
 import { FaultProxy } from '../support/fault-proxy';
 import { killAll } from '../support/children';
 import { Served } from '../support/serve';
 import { ESP32_SRAM_BYTES, buildEsp32, esp32Creation, esp32ImageCost, findEsp32 } from './esp32';
 import type { Esp32Image, Esp32Tools } from './esp32';
-import { GUEST_SERVICE, QemuRun, findQemu, readPartition, writeFlash } from './qemu';
+import { GUEST_SERVICE, QemuRun, boot, findQemu, readPartition, writeFlash } from './qemu';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const tools = findEsp32(ROOT);
@@ -37,6 +39,8 @@ const SERVICE = GUEST_SERVICE;
  * bursts, fewer seconds in which the emulated board stalls.
  */
 const SPILL_EVERY = 20;
+/** The firmware's first line once it runs: setup/network has the Ethernet's address. */
+const UP = /^open_eth: IP address /;
 const CONFIG = {
   url: 'http://' + SERVICE.address,
   publicKey: DEVICE.public_key,
@@ -53,13 +57,15 @@ else if (typeof qemu !== 'string') console.log('ESP32 emulator tests skipped: ' 
 // No emulator outlives the file, whatever failed.
 afterAll(killAll);
 
+/** A fixed folder: ESP-IDF's components compile only once there, for each app. */
+const OUT = join(ROOT, 'node_modules', '.cache', 'feed-agent-esp32-test');
 let built: Esp32Image | undefined;
 /**
- * The image every test here runs, built once: -i, a release build with instrumentation, whose trace goes
- * to the UART (a debug build's goes to xsbug). A fixed folder: ESP-IDF's components compile only once there.
+ * The image the tests run, built once: -i, a release build with instrumentation, whose trace goes to the
+ * UART (a debug build's goes to xsbug).
  */
 function image(): Esp32Image {
-  built ??= buildEsp32(tools as Esp32Tools, ROOT, ROOT, join(ROOT, 'node_modules', '.cache', 'feed-agent-esp32-test'), ['-i'], CONFIG, 'openeth');
+  built ??= buildEsp32(tools as Esp32Tools, ROOT, ROOT, OUT, ['-i'], CONFIG, 'openeth');
   return built;
 }
 
@@ -112,7 +118,8 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
     let proxy: FaultProxy;
     let device: QemuRun | null = null;
 
-    const boot = (): QemuRun => new QemuRun(tools as Esp32Tools, flash, { forwards: [{ ...SERVICE, hostPort: Number(new URL(proxy.url).port) }] });
+    /** Powers the board on, until its Ethernet has an address. */
+    const power = (): Promise<QemuRun> => boot(tools as Esp32Tools, flash, { forwards: [{ ...SERVICE, hostPort: Number(new URL(proxy.url).port) }] }, UP);
     const api = () => client.device(served.url, DEVICE.public_key, DEVICE.token);
     const uptimes = (): number[] => proxy.stored.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
     const ascending = (values: number[]): boolean => values.every((v, i) => i === 0 || v >= values[i - 1]);
@@ -145,8 +152,8 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
       writeFlash(image(), flash);
       served = await Served.start(join(inject('built'), 'cli.js'), ['--port', '0', '--seed', SEED_FILE]);
       proxy = await FaultProxy.start(served.url);
-      device = boot();
-    }, 60_000);
+      device = await power();
+    }, 480_000);
 
     afterAll(async () => {
       await device?.stop();
@@ -222,7 +229,7 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
       const stored = proxy.stored.length;
       const lastBefore = Math.max(...uptimes());
       await start();
-      device = boot();
+      device = await power();
       const line = device.lines[await device.waitFor(/restored \d+ unacknowledged samples/, 180_000)];
       const restored = Number(/restored (\d+)/.exec(line)?.[1]);
       // All but the readings taken after the last burst, which a reset loses by design.
@@ -242,6 +249,36 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
       expect(secondBoot.every((v) => v < recovered[0]), secondBoot.join(',')).toBe(true);
       expect(ascending(secondBoot), secondBoot.join(',')).toBe(true);
     }, 720_000);
+
+    it('delivers over TLS to a terminator whose chain comes from a private CA', async () => {
+      // The emulated board reaches no time server, and its clock starts at 1970: the certificates are
+      // made valid from then (TLS checks their dates against the clock; a board sets it by SNTP).
+      const front = await TlsFront.start(served.url, { ip: SERVICE.address, fromEpoch: true });
+      let board: QemuRun | null = null;
+      try {
+        // The firmware with the private root among its resources, as ca=… names it.
+        const app = join(OUT, 'tls');
+        mkdirSync(app, { recursive: true });
+        writeFileSync(join(app, 'test-ca.der'), front.rootDer);
+        writeFileSync(join(app, 'manifest.json'), JSON.stringify({ include: [join(ROOT, 'manifest.json')], resources: { '*': ['./test-ca'] } }, null, '\t'));
+        const image = buildEsp32(tools as Esp32Tools, ROOT, app, OUT, ['-i'], { ...CONFIG, url: 'https://' + SERVICE.address, ca: 'test-ca.der' }, 'openeth');
+        const tlsFlash = join(dir, 'tls-flash.bin');
+        writeFlash(image, tlsFlash);
+        board = await boot(tools as Esp32Tools, tlsFlash, { forwards: [{ address: SERVICE.address, port: 443, hostPort: front.counting.port }] }, UP);
+        const [up, started] = [await board.waitFor(/^open_eth: IP address /, 120_000), await board.waitFor(/^feed-agent: started$/, 300_000)];
+        // Started once the lookup (operation 2) was answered: the first TLS handshake is in this time.
+        console.log('TLS: from the address to started (handshake and lookup): ' + (board.at[started] - board.at[up]) + ' ms');
+        await until('two flushes over TLS', () => (lastStatus(board!)?.sent ?? 0) >= 40, 300_000, board);
+        const last = (await api().lastFeeds(String(UPTIME), '?silent=true')).json.payload as (Feed | null)[];
+        expect(Number(last[0]?.raw_data)).toBeGreaterThan(10);
+        // One connection, kept open: one TLS handshake for every request so far.
+        expect(front.counting.connections).toBe(1);
+        expect(board.trace.join('\n')).not.toMatch(/certificate|memory full|abort/i);
+      } finally {
+        await board?.stop();
+        await front.close();
+      }
+    }, 3_600_000);
   });
 });
 
@@ -277,11 +314,11 @@ describe.skipIf(typeof qemu !== 'string')('the ESP32\'s random source in QEMU (e
       await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
       recorders.push(recorder);
     }
-    recorders.forEach((recorder, i) => {
+    for (const [i, recorder] of recorders.entries()) {
       const flash = join(dir, 'flash-' + i + '.bin');
       writeFlash(image(), flash);
-      boots.push(new QemuRun(tools as Esp32Tools, flash, { forwards: [{ ...SERVICE, hostPort: (recorder.address() as AddressInfo).port }] }));
-    });
+      boots.push(await boot(tools as Esp32Tools, flash, { forwards: [{ ...SERVICE, hostPort: (recorder.address() as AddressInfo).port }] }, UP));
+    }
     const POSTS = 6;
     const started = await Promise.all(boots.map((boot) => boot.waitFor(/^feed-agent: started$/, 300_000)));
     await until('six flushes of each boot', () => posts.every((times) => times.length >= POSTS), 300_000);

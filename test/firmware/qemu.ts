@@ -65,6 +65,26 @@ export interface QemuOptions {
   forwards?: { address: string; port: number; hostPort: number }[];
 }
 
+/**
+ * Boots the board and waits for `up` (a line the firmware prints once it runs). This QEMU now and then
+ * stops at power-on on a loaded machine: its ROM prints nothing, or only "user code done" after the
+ * bootloader, whatever the image (a dozen boots in a row succeed, then one stops). Such a boot is cut
+ * and the board powered on again, at most `attempts` times, each said on the console.
+ */
+export async function boot(tools: Esp32Tools, flash: string, options: QemuOptions, up: RegExp, ms = 120_000, attempts = 3): Promise<QemuRun> {
+  for (let attempt = 1; ; attempt++) {
+    const run = new QemuRun(tools, flash, options);
+    try {
+      await run.waitFor(up, ms);
+      return run;
+    } catch (e) {
+      await run.stop();
+      if (attempt === attempts) throw e;
+      console.log('QEMU boot ' + attempt + ' stopped before ' + up + '; powered on again. Its UART:\n' + run.lines.slice(-5).join('\n'));
+    }
+  }
+}
+
 export class QemuRun {
   readonly lines: string[] = [];
   /** Date.now() when each line arrived. */
