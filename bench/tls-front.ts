@@ -7,6 +7,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CountingProxy } from './counting-proxy';
 import { makeChain } from './tls-connection';
 import type { ChainOptions } from './tls-connection';
@@ -45,6 +47,17 @@ export class TlsFront {
     const counting = await CountingProxy.start((server.address() as AddressInfo).port);
     const pem = made.ca.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
     return new TlsFront(server, agent, counting, Buffer.from(pem, 'base64'));
+  }
+
+  /**
+   * Writes into `dir` an app that is the app of `manifest` with the private root among its resources, as
+   * `ca=test-ca.der` names it; returns `dir`.
+   */
+  app(dir: string, manifest: string): string {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'test-ca.der'), this.rootDer);
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ include: [manifest], resources: { '*': ['./test-ca'] } }, null, '\t'));
+    return dir;
   }
 
   get url(): string {

@@ -7,7 +7,7 @@
 // a private CA, and seeds its waits from esp_random. Runs where the ESP32 tools are (IDF_PATH set, or
 // ESP_ROOT naming a folder with their env.sh; QEMU with the esp32 machine for the emulator part);
 // elsewhere it is skipped with the reason.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -257,10 +257,7 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
       let board: QemuRun | null = null;
       try {
         // The firmware with the private root among its resources, as ca=… names it.
-        const app = join(OUT, 'tls');
-        mkdirSync(app, { recursive: true });
-        writeFileSync(join(app, 'test-ca.der'), front.rootDer);
-        writeFileSync(join(app, 'manifest.json'), JSON.stringify({ include: [join(ROOT, 'manifest.json')], resources: { '*': ['./test-ca'] } }, null, '\t'));
+        const app = front.app(join(OUT, 'tls'), join(ROOT, 'manifest.json'));
         const image = buildEsp32(tools as Esp32Tools, ROOT, app, OUT, ['-i'], { ...CONFIG, url: 'https://' + SERVICE.address, ca: 'test-ca.der' }, 'openeth');
         const tlsFlash = join(dir, 'tls-flash.bin');
         writeFlash(image, tlsFlash);
