@@ -57,7 +57,7 @@ export async function measureAppends(short: boolean): Promise<AppendCost> {
   const timed = (options: DurableQueueOptions, n: number): number => {
     const queue = open(options);
     const t0 = performance.now();
-    for (let seq = 1; seq <= n; seq++) queue.append(seq, 105, 1_000_000 + seq);
+    for (let seq = 1; seq <= n; seq++) queue.append(seq, 105, 1_000_000 + seq, seq);
     const us = ((performance.now() - t0) * 1000) / n;
     queue.close();
     return us;
@@ -71,7 +71,7 @@ export async function measureAppends(short: boolean): Promise<AppendCost> {
     const fast = open({});
     const fastWindow = new Window(fast);
     for (let seq = 1; seq <= n; seq++) {
-      fast.append(seq, 105, seq);
+      fast.append(seq, 105, seq, seq);
       fastWindow.look();
     }
     fast.close();
@@ -83,7 +83,7 @@ export async function measureAppends(short: boolean): Promise<AppendCost> {
     const slowAppends = short ? 600 : 1200;
     const started = performance.now();
     for (let seq = 1; seq <= slowAppends; seq++) {
-      slow.append(seq, 105, seq);
+      slow.append(seq, 105, seq, seq);
       slowWindow.look();
       await sleep(5);
     }

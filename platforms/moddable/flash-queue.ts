@@ -7,7 +7,7 @@
 // `maxBytes`: before it would, it is compacted into a new file renamed over the old one; if what is
 // unacknowledged still does not fit, the oldest samples give way in the journal (they stay queued in
 // memory, so only a crash before they are delivered loses them).
-import type { QueueStorage, SampleValue } from '../../src/core/host';
+import type { QueueStorage, SampleValue, StoredVisit } from '../../src/core/host';
 import { ACK, ackRecord, readRecord, sampleRecord } from './journal-record';
 import type { JournalEntry } from './journal-record';
 import type { FileClass, FileHandle } from './sdk';
@@ -70,11 +70,11 @@ class Journal implements FlashQueue {
     private readonly files: FileClass,
     private readonly path: string,
     readonly spillEvery: number,
-    private readonly maxBytes: number,
+    private readonly bound: number,
     private readonly log?: (message: string) => void,
   ) {}
 
-  load(visit: (seq: number, resource: number, value: SampleValue) => void): number {
+  load(visit: StoredVisit): number {
     const files = this.files;
     // What a compaction cut short left behind; the journal itself was not touched yet.
     if (files.exists(this.spare)) files.delete(this.spare);
@@ -84,7 +84,8 @@ class Journal implements FlashQueue {
       else this.lastSeq = Math.max(this.lastSeq, entry.seq);
     });
     this.size = first.length;
-    this.unacknowledged((entry) => visit(entry.seq, entry.resource, entry.value as SampleValue));
+    // The journal keeps no times: a restored sample has none on this run's clock.
+    this.unacknowledged((entry) => void visit(entry.seq, entry.resource, entry.value as SampleValue, NaN));
     const damaged = first.whole < first.length;
     if (damaged) this.log?.('flash queue: ' + (first.length - first.whole) + ' bytes of ' + this.path + ' are not whole records; they are dropped');
     if (this.lastSeq <= this.ackedSeq) this.remove();
@@ -130,7 +131,7 @@ class Journal implements FlashQueue {
   }
 
   private write(record: ArrayBuffer): void {
-    if (this.size + record.byteLength > this.maxBytes) this.compact(record.byteLength);
+    if (this.size + record.byteLength > this.bound) this.compact(record.byteLength);
     let file = this.file;
     if (file === null) {
       file = new this.files(this.path, true);
@@ -169,7 +170,7 @@ class Journal implements FlashQueue {
     this.unacknowledged((entry) => {
       kept += entry.bytes;
     });
-    let excess = MARK_BYTES + kept + incoming - this.maxBytes;
+    let excess = MARK_BYTES + kept + incoming - this.bound;
     let dropped = 0;
     const spare = new this.files(this.spare, true);
     try {
@@ -188,7 +189,7 @@ class Journal implements FlashQueue {
     this.compactions++;
     if (dropped > 0) {
       this.dropped += dropped;
-      this.log?.('flash queue: full at ' + this.maxBytes + ' bytes; its ' + dropped + ' oldest samples are now kept in memory only');
+      this.log?.('flash queue: full at ' + this.bound + ' bytes; its ' + dropped + ' oldest samples are now kept in memory only');
     }
   }
 

@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import type { InFlight, QueueStorage, SampleValue } from '../../src/core/host';
+import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../src/core/host';
 import { InFlightFile } from './in-flight-file';
 import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
 import { makeDirs } from './make-dirs';
@@ -155,7 +155,7 @@ class SegmentLog implements DurableQueue {
     this.afterWrite();
   }
 
-  load(visit: (seq: number, resource: number, value: SampleValue) => void): number {
+  load(visit: StoredVisit): number {
     this.usable();
     let last = this.acked;
     for (const segment of this.segments) {
@@ -163,14 +163,14 @@ class SegmentLog implements DurableQueue {
         // Strictly increasing: oldest first and never twice, whatever the files hold.
         if (record.kind === 'sample' && record.seq > last) {
           last = record.seq;
-          visit(record.seq, record.resource, record.value);
+          visit(record.seq, record.resource, record.value, NaN);
         }
       });
     }
     return this.next;
   }
 
-  append(seq: number, resource: number, value: SampleValue): void {
+  append(seq: number, resource: number, value: SampleValue, _at?: number): void {
     this.usable();
     if (!Number.isSafeInteger(seq) || seq < this.next) {
       throw new RangeError('sequence number ' + seq + ' is not above the last one stored (' + (this.next - 1) + ')');

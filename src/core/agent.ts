@@ -1,41 +1,62 @@
 // The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
-// keeps presence alive. It owns the order of start and stop and is the only place parts meet.
-import type { Host, LogLevel, SampleValue } from './host';
+// keeps presence alive. It makes the parts, hands each what it needs, and owns the order of start and stop.
+import type { Host, Log, SampleValue } from './host';
 import type { AgentConfig } from './config';
-import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
+import { checkConfig, ConfigError, DEFAULT_PRESENCE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
 import { FeedError, errorText, isAuthError, redact } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
-import { KeepAlive } from './keepalive';
+import { Head } from './head';
 import { Lane } from './lane';
 import type { Job } from './lane';
-import { DROPPED_NEW, PUSHED_EVICTED, SampleQueue, TOO_LARGE } from './queue';
+import { scrubbedLog } from './log';
+import { Presence } from './presence';
+import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';
 import { Reconciler } from './reconcile';
+import { Reporting } from './report';
 import { MissingResourceError, Resources } from './resources';
 import type { Known } from './resources';
 import type { Resource } from './wire';
 import { Sampler } from './sampler';
+import { SetAsides } from './set-aside';
 import { StorageJournal } from './storage-journal';
 import { Uplink } from './uplink';
 import { checkInput } from './validate';
 import { Vanished } from './vanished';
 
+/** What `record()` did with a reading: queued (in memory or in the storage's backlog), full, or refused. */
+export type RecordResult = 'queued' | 'full' | 'refused';
+
 /** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
 export interface AgentStats extends Counters {
+  /** HTTP requests made, of every kind (counted where the client hands them to the host). */
+  requests: number;
+  /** Samples waiting to be delivered: in the queue in memory, and in the storage's backlog. */
   queued: number;
+  /** Of those, the samples held in storage only, beyond the queue in memory (a storage that holds a backlog). */
+  backlog: number;
+  /** The queue's capacity in memory. */
   capacity: number;
   highWater: number;
   /** Samples that passed the checks and entered the queue in this run. */
   accepted: number;
-  /** Samples lost to a full queue, counted exactly. */
+  /**
+   * Samples lost to a full queue, counted exactly: evicted (drop-oldest) or refused as full (drop-newest);
+   * with a backlog, only at the storage's bound.
+   */
   droppedOverflow: number;
   /** Age of the oldest queued sample in ms; null when the queue is empty. */
   oldestAgeMs: number | null;
   /** The service refuses the token: nothing is sent until it accepts it again. */
   authPaused: boolean;
+  /**
+   * Samples report by exception (`reporting`) held back rather than queued when they came: a later report
+   * (the newest value after a minimum interval, an aggregate, a heartbeat) stood for them.
+   */
+  heldBack: number;
   /** Current batch size (halved by 413 answers). */
   batchLimit: number;
   /** `setAside` per resource id (a gone resource's readings, refused elements), for the resources with any. */
@@ -61,8 +82,20 @@ export interface Agent {
   stop(options?: StopOptions): Promise<AgentStats>;
   /** Sends what is queued now; true once all of it has left the queue, false at the first failure. */
   flush(): Promise<boolean>;
-  /** Queues one reading by hand for a configured resource, with the same checks as a sensor's; false when it was refused. */
-  record(resource: number, value: SampleValue): boolean;
+  /**
+   * Queues one reading by hand for a configured resource, with the same checks as a sensor's. Returns
+   * `queued`; `full` when there is no room (the queue in memory, or the storage's backlog at its bound;
+   * `whenRoom()` says when to offer it again); or `refused`, an invalid reading (`lastRefusal` says why)
+   * or an agent that is not running.
+   */
+  record(resource: number, value: SampleValue): RecordResult;
+  /**
+   * Resolves when a reading `record()` found `full` may be offered again: after samples left the queue,
+   * or when the agent stops. There may still be no room then: offer it, and wait again.
+   */
+  whenRoom(): Promise<void>;
+  /** Why the last reading `record()` refused was refused. */
+  readonly lastRefusal: string | null;
   stats(): AgentStats;
   /** Nothing queued and nothing in flight: a device may sleep. */
   canSleep(): boolean;
@@ -83,26 +116,32 @@ export function createAgent(host: Host, config: AgentConfig): Agent {
 
 class FeedAgent implements Agent {
   private readonly counters: Counters = createCounters();
+  private readonly log: Log;
   private readonly queue: SampleQueue;
+  private readonly head: Head;
+  private readonly journal: StorageJournal;
   private readonly client: FeedClient;
   private readonly resources: Resources;
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   private readonly known: Record<number, Known>;
-  private readonly sampler: Sampler;
-  private readonly uplink: Uplink;
+  private readonly reporting: Reporting;
   private readonly reconciler: Reconciler;
-  private readonly vanished: Vanished;
+  private readonly setAsides: SetAsides;
+  private readonly lane = new Lane();
+  private readonly uplink: Uplink;
   private readonly commands: Commands;
-  private readonly keepAlive: KeepAlive;
+  private readonly presence: Presence;
   private readonly lookupJob: Job;
-  private readonly lane: Lane;
+  private readonly sampler: Sampler;
   private readonly warned = new Set<number>();
-  /** Samples set aside, per resource. */
-  private readonly setAsideBy: Record<number, number> = {};
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  private readonly journal: StorageJournal;
   private lookupTimer: unknown = null;
+  lastRefusal: string | null = null;
+  /** The last sample queued found no room: what `record()` says of a sample report by exception queued at once. */
+  private lastFull = false;
 
+  // Each part is handed what it needs, and none is handed the agent or a way back into it: the agent
+  // calls into its parts, the parts call into the parts below them (docs/architecture.md, "The parts").
   constructor(
     private readonly host: Host,
     private readonly config: AgentConfig,
@@ -110,45 +149,31 @@ class FeedAgent implements Agent {
     const s = uplinkSettings(config);
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
-    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host });
-    // Every request of every part passes here: the one place that counts them.
-    this.client = new FeedClient((req) => (this.counters.requests++, host.request(req)), {
-      baseUrl: config.url,
-      publicKey: config.publicKey,
-      token: config.token,
-      timeoutMs: s.timeoutMs,
-    });
+    const counters = this.counters;
+    const lane = this.lane;
+    const log = (this.log = scrubbedLog(host, config.token));
+    const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host }));
+    const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
+    const client = (this.client = new FeedClient(host.request.bind(host), { baseUrl: config.url, publicKey: config.publicKey, token: config.token, timeoutMs: s.timeoutMs }));
     const ids: number[] = [];
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.resources = new Resources(ids, (id) => this.queue.numberTag(id));
-    this.known = this.resources.byId;
+    this.reporting = new Reporting(host, config.reporting ?? [], (resource, value, at) => this.enqueue(resource, value, at));
+    const resources = (this.resources = new Resources(ids, queue, this.reporting.ids));
+    this.known = resources.byId;
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
-    const report = (level: LogLevel, message: string): void => this.log(level, message);
-    this.journal = new StorageJournal(host.storage, this.queue, this.counters, report, () => this.uplink.failing);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
-    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
-    this.uplink = new Uplink({
-      host, client: this.client, queue: this.queue, settings: s, counters: this.counters, random,
-      events: {
-        setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
-        departed: () => this.journal.checkpoint(),
-        sending: (n) => this.journal.sending(n, this.reconciler),
-        presence: () => this.keepAlive.seen(),
-        report,
-      },
-      want: () => this.lane.want(this.uplink),
-      reconciler: this.reconciler,
-      vanished: this.vanished,
-    });
-    this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
-    this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
-      config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
+    const reconciler = (this.reconciler = new Reconciler({ ids: s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], head }));
+    const journal = (this.journal = new StorageJournal({ storage: host.storage, queue, overflow: s.overflow, counters, log, head, reconciler }));
+    const setAsides = (this.setAsides = new SetAsides({ counters, log, onSetAside: config.onSetAside, scrub: (text) => redact(text, config.token) }));
+    const presence = (this.presence = new Presence({ host, client, ids, counters, log, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS }));
+    const vanished = new Vanished({ host, client, resources, log, random });
+    this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log });
+    this.commands = new Commands({ host, actuators, client, resources, counters, log, lane });
     this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
-    this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive, this.vanished]);
+    lane.serve([this.lookupJob, this.uplink, this.commands, presence]);
     this.sampler = new Sampler(host, sensors, {
       sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
@@ -159,7 +184,7 @@ class FeedAgent implements Agent {
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('the agent was started already');
-    const out = this.journal.restore(this.host.now());
+    const out = this.journal.restore();
     // Before the lookup: its answer must not replace the baselines the batch's read-back compares with.
     if (out !== null) {
       this.reconciler.assume(out);
@@ -180,11 +205,11 @@ class FeedAgent implements Agent {
     }
     this.state = 'running';
     this.resources.admit(true);
+    this.reporting.begin();
     this.sampler.begin();
     this.uplink.begin();
     this.commands.begin();
-    this.keepAlive.begin();
-    this.vanished.begin();
+    this.presence.begin();
   }
 
   async stop(options: StopOptions = {}): Promise<AgentStats> {
@@ -193,18 +218,20 @@ class FeedAgent implements Agent {
     this.state = 'stopping';
     this.resources.admit(false);
     this.sampler.end();
+    // A change held back for its minimum interval is queued now, to be delivered with the rest.
+    this.reporting.end();
     this.commands.end();
-    this.keepAlive.end();
+    this.presence.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
     // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
-    this.vanished.end();
     this.uplink.end();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
     await this.uplink.whenIdle();
     this.persist();
     this.state = 'stopped';
     this.host.storage?.close?.();
+    this.journal.wake();
     return this.stats();
   }
 
@@ -213,17 +240,21 @@ class FeedAgent implements Agent {
     return this.uplink.flush();
   }
 
-  record(resource: number, value: SampleValue): boolean {
+  record(resource: number, value: SampleValue): RecordResult {
     const known = this.known[resource];
     // The common case in few bytecodes, as XS interprets each one (nested ifs take fewer than &&): a
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake`.
-    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) return this.queue.pushNumber(known.tag, value) || this.intake(resource, value);
+    if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) if (this.queue.pushNumber(known.tag, value)) return 'queued';
     return this.intake(resource, value);
   }
 
+  whenRoom(): Promise<void> {
+    return this.state === 'stopped' ? Promise.resolve() : this.journal.whenRoom();
+  }
+
   canSleep(): boolean {
-    return this.queue.length === 0 && this.lane.idle;
+    return this.queue.length === 0 && this.journal.backlog === 0 && this.lane.idle;
   }
 
   persist(): number {
@@ -233,24 +264,28 @@ class FeedAgent implements Agent {
   stats(): AgentStats {
     const c = this.counters;
     const oldest = this.queue.oldestAt();
+    const backlog = this.journal.backlog;
     return {
-      queued: this.queue.length,
+      queued: this.queue.length + backlog,
+      backlog,
       capacity: this.queue.capacity,
       highWater: this.queue.highWater,
-      accepted: this.queue.end - this.journal.restoredEnd,
-      droppedOverflow: this.queue.droppedOverflow,
+      accepted: this.journal.accepted,
+      droppedOverflow: this.queue.droppedOverflow + this.journal.dropped,
       ...c,
       oldestAgeMs: oldest < 0 ? null : this.host.now() - oldest,
-      lastError: c.lastError === null ? null : this.scrub(c.lastError),
-      authPaused: this.uplink.authPaused,
-      batchLimit: this.uplink.batchLimit,
-      setAsideBy: { ...this.setAsideBy },
+      requests: this.client.requests,
+      lastError: c.lastError === null ? null : redact(c.lastError, this.config.token),
+      authPaused: this.head.authRefused,
+      batchLimit: this.head.limit,
+      heldBack: this.reporting.heldBack,
+      setAsideBy: { ...this.setAsides.by },
     };
   }
 
   /** Checks a reading and queues it, with every check and every report. Allocates nothing for a valid number or boolean. */
-  private intake(resource: number, value: unknown): boolean {
-    if (this.state !== 'running') return false;
+  private intake(resource: number, value: unknown): RecordResult {
+    if (this.state !== 'running') return this.refused('the agent is not running');
     const known = this.known[resource];
     if (known === undefined) return this.invalid(resource, 'not a configured resource (list it under `resources`)');
     if (typeof value === 'number') {
@@ -260,24 +295,38 @@ class FeedAgent implements Agent {
     }
     if (known.gone) {
       // Reported once, when the service said so (vanished.ts); counted and handed over per sample.
-      this.counters.setAside++;
-      this.setAside(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
-      return false;
+      this.setAsides.add(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
+      return this.refused('resource ' + resource + ' is gone');
     }
     if (known.restriction) {
       const problem = checkInput(value, known.restriction);
       if (problem !== null) return this.invalid(resource, problem);
     }
-    const seq = this.journal.nextSeq;
-    const result = this.queue.push(resource, value, this.host.now(), seq);
-    if (result === DROPPED_NEW) return false;
-    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
-    this.journal.accepted(seq, resource, value, result === PUSHED_EVICTED);
-    this.uplink.queued();
-    return true;
+    if (known.report >= 0) {
+      // Report by exception decides; a report it queues later that finds no room is counted dropped.
+      this.lastFull = false;
+      this.reporting.offer(known.report, value as SampleValue, this.host.now(), known);
+      return this.lastFull ? 'full' : 'queued';
+    }
+    return this.enqueue(resource, value as SampleValue, this.host.now());
   }
 
-  private invalid(resource: number, reason: string): false {
+  /** Queues a checked sample of time `at` (in memory or in the backlog). */
+  private enqueue(resource: number, value: SampleValue, at: number): RecordResult {
+    const result = this.journal.take(resource, value, at);
+    this.lastFull = result === DROPPED_NEW;
+    if (result === DROPPED_NEW) return 'full';
+    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
+    this.uplink.queued();
+    return 'queued';
+  }
+
+  private refused(reason: string): 'refused' {
+    this.lastRefusal = reason;
+    return 'refused';
+  }
+
+  private invalid(resource: number, reason: string): 'refused' {
     this.counters.rejectedInvalid++;
     const message = 'resource ' + resource + ': ' + reason;
     this.counters.lastError = message;
@@ -285,19 +334,7 @@ class FeedAgent implements Agent {
     const first = !this.warned.has(resource);
     if (first) this.warned.add(resource);
     this.log(first ? 'warn' : 'debug', message);
-    return false;
-  }
-
-  private setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
-    this.setAsideBy[resource] = (this.setAsideBy[resource] ?? 0) + 1;
-    if (!quiet) this.log('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
-    const callback = this.config.onSetAside;
-    if (callback === undefined) return;
-    try {
-      callback({ resource, value, reason: this.scrub(reason) });
-    } catch (e) {
-      this.log('error', 'onSetAside threw: ' + errorText(e));
-    }
+    return this.refused(message);
   }
 
   /** The lookup job, after a start that could not reach the service: retried until it is answered. */
@@ -333,15 +370,15 @@ class FeedAgent implements Agent {
   }
 
   /**
-   * The lookup succeeded: presence was refreshed, the keep-alive follows the resources' lifetime, and
+   * The lookup succeeded: presence was refreshed, presence reads follow the resources' lifetime, and
    * their last feeds are where reconciliation starts from.
    */
   private learnt(records: readonly Resource[]): void {
     this.reconciler.looked(records);
     this.resources.admit(this.state === 'running');
-    this.keepAlive.seen();
-    if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
+    this.presence.seen();
+    if (this.config.presenceMs === undefined && this.resources.shortestLifetimeMin > 0) {
+      this.presence.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
     }
   }
 
@@ -356,14 +393,5 @@ class FeedAgent implements Agent {
         resolve();
       });
     });
-  }
-
-  private log(level: LogLevel, message: string): void {
-    this.host.log?.(level, this.scrub(message));
-  }
-
-  /** No message leaves the agent with the token in it (nor any bearer credential). */
-  private scrub(text: string): string {
-    return redact(text, this.config.token);
   }
 }

@@ -3,8 +3,13 @@
 // kind, so that the common sample, a number of a resource with a text entry, costs one lookup and one
 // concatenation (XS interprets every bytecode: docs/xs.md). Numbers use String(n), which equals JSON's
 // form for finite numbers.
+//
+// With ages on (`uplink.sendAge`, our extension of operation 4: docs/interface.md) each element also
+// carries `"age_ms"`, how long ago its sample was taken by the host's monotonic clock.
+import type { Host } from './host';
 import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from './queue';
 import type { SampleQueue } from './queue';
+import { LIMITS } from './wire';
 
 export class BatchBody {
   /**
@@ -15,7 +20,8 @@ export class BatchBody {
   private readonly texts: string[] = [];
   private entriesBuilt = 0;
 
-  constructor(private readonly queue: SampleQueue) {
+  /** `clock`: elements carry their sample's age, by this clock; null: they do not. */
+  constructor(private readonly queue: SampleQueue, private readonly clock: Pick<Host, 'now'> | null = null) {
     for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
   }
 
@@ -57,7 +63,22 @@ export class BatchBody {
     let k = 0;
     for (; k < count; k++) parts[k] = texts[tags[k]] + values[k];
     if (special) for (k = 0; k < count; k++) if (tags[k] >= NO_ENTRY) parts[k] = this.element(from + k);
+    if (this.clock !== null) this.age(parts, from, count);
     return parts.join('},');
+  }
+
+  /**
+   * Appends each element's `age_ms`: whole milliseconds since its sample was taken. A sample without a
+   * time on this run's clock (restored undated) or older than the extension allows goes without one, and
+   * the service stamps it with its arrival.
+   */
+  private age(parts: string[], from: number, count: number): void {
+    const ats = this.queue.ats.subarray(from, from + count);
+    const now = (this.clock as Pick<Host, 'now'>).now();
+    for (let k = 0; k < count; k++) {
+      const age = Math.floor(now - ats[k]);
+      if (age >= 0 && age <= LIMITS.maxAgeMs) parts[k] += ',"age_ms":' + age;
+    }
   }
 
   /** The element of slot `j` but its closing `}`, for what the texts do not cover: strings, ids without entry. */

@@ -4,8 +4,6 @@ export interface Counters {
   sent: number;
   /** Operation-4 requests that were answered with success. */
   batches: number;
-  /** HTTP requests made, of every kind (counted where the client hands them to the host). */
-  requests: number;
   /** Transient failures that were retried. */
   retries: number;
   /** Readings refused before queuing: a read that threw, a non-finite number, an object, a broken restriction. */
@@ -27,12 +25,17 @@ export interface Counters {
   commandErrors: number;
   /** Durable storage writes that failed (the sample stayed queued in memory). */
   storageErrors: number;
+  /**
+   * Samples of an earlier run that durable storage gave back without a time on this run's clock (no wall
+   * clock to carry it across the restart): they are sent without an age (`uplink.sendAge`).
+   */
+  undated: number;
   lastError: string | null;
 }
 
 export function createCounters(): Counters {
   return {
-    sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
-    ambiguous: 0, reconciled: 0, unresolved: 0, commands: 0, commandErrors: 0, storageErrors: 0, lastError: null,
+    sent: 0, batches: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
+    ambiguous: 0, reconciled: 0, unresolved: 0, commands: 0, commandErrors: 0, storageErrors: 0, undated: 0, lastError: null,
   };
 }

@@ -15,8 +15,10 @@ export interface HttpRequest {
   /**
    * The most answer bytes the core will look at: the largest answer this request can honestly
    * produce, with room to spare. An adapter never reads more and never allocates from a length the
-   * peer sends: an answer longer than this is a garbled answer, reported as
-   * `{ kind: 'network', maybeDelivered: true }` (the request was written) with the connection dropped.
+   * peer sends; what is beyond is dropped with the connection. A 2xx answer longer than this is a
+   * garbled answer, reported as `{ kind: 'network', maybeDelivered: true }` (the request was written).
+   * Any other status is that status whatever the length of its body (the status line came first: a
+   * proxy's 5 MB error page is a 503): a `response` whose body is the first bytes, up to this many.
    */
   maxResponseBytes: number;
 }
@@ -46,12 +48,26 @@ export type TimerHandle = unknown;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** Where log lines go: the host's sink, and each part of the agent's way to it. */
+export type Log = (level: LogLevel, message: string) => void;
+
 export type SampleValue = number | boolean | string;
+
+/**
+ * A stored sample, oldest first: its sequence number, resource, value and time (see `QueueStorage`). The
+ * core returns false when it has no room for this sample: a backlog stops there, and gives it again later.
+ */
+export type StoredVisit = (seq: number, resource: number, value: SampleValue, at: number) => boolean | void;
 
 /**
  * Optional durable storage for the queue; after a crash, `load` gives back every sample not yet
  * acknowledged, oldest first. Sequence numbers are assigned by the core, increase by one per accepted
  * sample, and survive restarts (the core continues from the number `load` returns).
+ *
+ * A sample's time `at` is the host's monotonic `now()` when it was accepted. The storage keeps it as it
+ * likes and gives it back on this run's clock: a sample of an earlier run (another boot: the monotonic
+ * clock started again) has a time only where the storage can convert it, through a wall clock both runs
+ * knew; otherwise it comes back as NaN, and the core counts it `undated`.
  *
  * When it writes is the storage's choice (`spillEvery`). Without `spillEvery` the core appends every
  * sample as it accepts it, and a crash loses nothing whose `append` returned (a disk); a failed append
@@ -60,12 +76,25 @@ export type SampleValue = number | boolean | string;
  * come in, and all of them when the application calls `agent.persist()` (before deep sleep) or `stop()`
  * leaves samples queued; acknowledgements are written only while the storage holds samples. Flash is
  * not worn by routine operation, and a crash loses at most the samples accepted since the last burst.
+ *
+ * **A backlog.** A storage that has `read` holds more than the queue's RAM: the RAM queue is a window onto
+ * it (docs/durable-queue.md). Samples accepted while the window is full, or while older ones wait in
+ * storage only, are appended and not kept in RAM; as batches leave, the oldest are read back into the
+ * window. Nothing is dropped while the storage has room: its bound (`append` returns false) is where the
+ * overflow policy applies. Such a storage's `load` visits no more than `max` samples, so a restart does
+ * not read the backlog into RAM.
  */
 export interface QueueStorage {
-  /** Visits every unacknowledged sample, oldest first; returns the next sequence number to use. */
-  load(visit: (seq: number, resource: number, value: SampleValue) => void): number;
-  /** Records one accepted sample. Throws if it could not be written. */
-  append(seq: number, resource: number, value: SampleValue): void;
+  /**
+   * Visits the unacknowledged samples, oldest first (a backlog: at most `max` of them, until `visit`
+   * returns false); returns the next sequence number to use.
+   */
+  load(visit: StoredVisit, max?: number): number;
+  /**
+   * Records one accepted sample. Returns false, writing nothing, when the storage is at its bound (a
+   * backlog; a storage without a bound returns nothing). Throws if it could not be written.
+   */
+  append(seq: number, resource: number, value: SampleValue, at: number): boolean | void;
   /** Every sample with a sequence number ≤ `seq` is finished (delivered, set aside or dropped). */
   ack(seq: number): void;
   /** Releases files or handles; called by `stop()`. */
@@ -82,6 +111,21 @@ export interface QueueStorage {
   sending?(batch: Readonly<InFlight>): void;
   /** Optional, after `load`: the batch `sending` kept last, or null. */
   inFlight?(): InFlight | null;
+  /**
+   * A backlog: visits at most `max` stored, unacknowledged samples with a sequence number ≥ `from`, oldest
+   * first, until `visit` returns false; returns the sequence number to read from next time: the first
+   * sample not taken, or the next sequence number when no sample is left. Throws if it cannot read.
+   */
+  read?(from: number, max: number, visit: StoredVisit): number;
+  /**
+   * A backlog at its bound, under drop-oldest: gives up the oldest whole unit of stored samples (a
+   * segment) that holds none with a sequence number ≤ `after` (those the RAM window holds); returns how
+   * many samples it gave up, 0 when no unit can go.
+   */
+  discard?(after: number): number;
+  /** A backlog: the bytes it holds now, and its bound. */
+  usedBytes?(): number;
+  readonly maxBytes?: number;
 }
 
 /** A batch that went out in an operation-4 request (QueueStorage.sending). */

@@ -13,12 +13,12 @@
 import type { Host, SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
-export type Overflow = 'drop-oldest' | 'drop-newest';
+export type OverflowPolicy = 'drop-oldest' | 'drop-newest';
 
 export interface QueueOptions {
   /** Samples the ring holds (integer ≥ 1). */
   capacity: number;
-  overflow: Overflow;
+  overflow: OverflowPolicy;
   /** Bytes of the string pool (integer ≥ 0); no string longer than this can be queued. */
   stringBytes: number;
   /** Keep a sequence number per sample (durable storage). */
@@ -61,7 +61,8 @@ export class SampleQueue {
   readonly tags: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
   readonly values: Float64Array;
-  private readonly ats: Float64Array;
+  /** When each sample was taken, by the host's clock (NaN: restored without a time on this run's clock); read by the body encoder. */
+  readonly ats: Float64Array;
   private readonly seqs: Float64Array | null;
   private readonly pool: Uint8Array;
   /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
@@ -242,11 +243,26 @@ export class SampleQueue {
     this.setLimit();
   }
 
-  /** `at` of the oldest sample; -1 when the queue is empty. */
+  /**
+   * `at` of the oldest sample; -1 when the queue is empty. A sample restored without a time on this run's
+   * clock (NaN) counts as queued now.
+   */
   oldestAt(): number {
     if (this.length === 0) return -1;
     // The oldest is the first locked sample, which a turn moved (see `makeRoom`).
-    return this.ats[(this.first + this.head) % this.capacity];
+    const at = this.ats[(this.first + this.head) % this.capacity];
+    return at === at ? at : this.clock.now();
+  }
+
+  /** A sample of `value` can be queued now without evicting or refusing one. */
+  fits(value: SampleValue): boolean {
+    if (this.length === this.capacity) return false;
+    return typeof value !== 'string' || this.poolUsed + utf8Length(value) <= this.poolBytes;
+  }
+
+  /** A string longer than the pool could ever hold (`push` returns TOO_LARGE for it). */
+  tooLarge(value: SampleValue): boolean {
+    return typeof value === 'string' && utf8Length(value) > this.maxStringBytes;
   }
 
   /** Resource of the `i`-th sample from the head. */
@@ -262,7 +278,7 @@ export class SampleQueue {
     return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
   }
 
-  /** When the `i`-th sample was queued. */
+  /** When the `i`-th sample was queued (NaN: restored without a time on this run's clock). */
   atAt(i: number): number {
     return this.ats[this.slot(i)];
   }

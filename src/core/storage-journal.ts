@@ -1,20 +1,46 @@
 // Keeps durable storage in step with the queue: what it holds of the accepted samples, what it was told
-// is finished, and when a storage that writes only when needed writes a burst. The agent accepts a sample
-// through `accepted`, the uplink's acknowledgements reach storage through `checkpoint`, each operation-4
-// request's batch through `sending`, and `restore` puts back what an earlier run left, with the batch
-// that was out when it ended.
-import type { InFlight, LogLevel, QueueStorage, SampleValue } from './host';
+// is finished, when a storage that writes only when needed writes a burst, and, with a storage that holds
+// a backlog, which samples live in storage only. The agent hands every accepted sample to `take`, the
+// uplink's departures reach storage through `checkpoint` (which also reads the backlog's oldest samples
+// into the room they left), each operation-4 request's batch through `sending`, and `restore` puts back
+// what an earlier run left, with the batch that was out when it ended.
+//
+// With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest
+// samples, and once it is full, or while older samples wait in storage only, an accepted sample goes to
+// storage alone. Nothing is dropped then until storage reaches its bound.
+import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from './host';
 import type { Counters } from './counters';
 import { errorText } from './errors';
-import { DROPPED_NEW, TOO_LARGE } from './queue';
-import type { SampleQueue } from './queue';
+import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE } from './queue';
+import type { OverflowPolicy, SampleQueue } from './queue';
 import type { Reconciler } from './reconcile';
+
+/** `take`'s result beside the queue's: the sample went to the backlog in storage. */
+export const SPILLED = 4;
+
+export interface StorageJournalParts {
+  /** The host's durable storage; undefined: none, the journal keeps only its counts. */
+  storage: QueueStorage | undefined;
+  queue: SampleQueue;
+  overflow: OverflowPolicy;
+  counters: Counters;
+  log: Log;
+  /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
+  head: { readonly retrying: boolean };
+  /** Gives the baselines a batch's read-back would need, kept with the batch about to go. */
+  reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+}
 
 export class StorageJournal {
   /** The sequence number the next accepted sample takes; they matter to durable storage only. */
   nextSeq = 0;
-  /** `queue.end` once durable storage was restored: every later position is a sample accepted by this run. */
-  restoredEnd = 0;
+  /** `queue.end` once durable storage was restored: later positions are samples of this run, or read in from the backlog. */
+  private restoredEnd = 0;
+  /** Samples spilled to the backlog in this run, and samples read from it into the window. */
+  private spilled = 0;
+  private readInAll = 0;
+  /** Samples the backlog gave up at its bound (drop-oldest), or refused there (drop-newest, or nothing to give up). */
+  dropped = 0;
   private ackedSeq = -1;
   /** Queue position up to which durable storage holds the samples (`end` while it writes every sample). */
   private storedEnd = 0;
@@ -26,22 +52,92 @@ export class StorageJournal {
   private nextSpillAt = 0;
   /** What `sending` hands to storage, allocated at the first batch (only for a storage that keeps it). */
   private batch: InFlight | null = null;
+  /** The storage holds a backlog (it has `read`). */
+  private readonly holdsBacklog: boolean;
+  private readonly dropOldest: boolean;
+  /** The backlog: samples in storage only, from sequence number `readFrom` on. */
+  private behind = 0;
+  private readFrom = 0;
+  /** Backlog appends since the last commit, for a storage that commits per burst. */
+  private uncommitted = 0;
+  /** Samples read into the window by the current `read`, and the visitor that reads them (made once). */
+  private readIn = 0;
+  private readonly intoWindow: StoredVisit;
+  /** `whenRoom()` callers, waiting for a departure to free room. */
+  private waiters: (() => void)[] | null = null;
+  /** A backlog that refused a sample at its bound says so once until it takes one again. */
+  private full = false;
 
-  constructor(
-    private readonly storage: QueueStorage | undefined,
-    private readonly queue: SampleQueue,
-    private readonly counters: Counters,
-    private readonly log: (level: LogLevel, message: string) => void,
-    /** A request failed and none was acknowledged since: storage that writes when needed writes. */
-    private readonly failing: () => boolean,
-  ) {
+  private readonly storage: QueueStorage | undefined;
+  private readonly queue: SampleQueue;
+  private readonly counters: Counters;
+  private readonly log: Log;
+  private readonly head: { readonly retrying: boolean };
+  private readonly reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+
+  constructor(parts: StorageJournalParts) {
+    const storage = parts.storage;
+    this.storage = storage;
+    this.queue = parts.queue;
+    this.counters = parts.counters;
+    this.log = parts.log;
+    this.head = parts.head;
+    this.reconciler = parts.reconciler;
     this.spillEvery = storage?.spillEvery ?? 0;
+    this.holdsBacklog = storage?.read !== undefined;
+    this.dropOldest = parts.overflow === 'drop-oldest';
+    this.intoWindow = (seq, resource, value, at) => {
+      const q = this.queue;
+      if (!q.fits(value)) return false;
+      if (at !== at) this.counters.undated++;
+      q.push(resource, value, at, seq);
+      this.readIn++;
+      return true;
+    };
   }
 
-  /** A sample entered the queue with sequence number `seq` (the `nextSeq` it was pushed with). */
-  accepted(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
+  /** Samples accepted in this run: queued in RAM (the queue's fast lane too) or stored in the backlog. */
+  get accepted(): number {
+    return this.queue.end - this.restoredEnd - this.readInAll + this.spilled;
+  }
+
+  /** Samples accepted and held in storage only: the backlog beyond the RAM window. */
+  get backlog(): number {
+    return this.behind;
+  }
+
+  /**
+   * Queues an accepted sample of time `at`: in the window, or in the backlog when the window is full or
+   * older samples wait in storage. Returns the queue's result (PUSHED, PUSHED_EVICTED, DROPPED_NEW,
+   * TOO_LARGE) or SPILLED; DROPPED_NEW with a backlog means it is at its bound.
+   */
+  take(resource: number, value: SampleValue, at: number): number {
+    const q = this.queue;
+    const seq = this.nextSeq;
+    // A backlog a storage error kept from reading in is tried again with each new sample.
+    if (this.behind > 0 && q.length === 0) this.refill();
+    if (this.holdsBacklog && (this.behind > 0 || !q.fits(value))) {
+      if (q.tooLarge(value)) return TOO_LARGE;
+      return this.spill(seq, resource, value, at);
+    }
+    const result = q.push(resource, value, at, seq);
+    if (result === DROPPED_NEW || result === TOO_LARGE) return result;
     this.nextSeq = seq + 1;
-    if (this.storage !== undefined) this.keep(seq, resource, value, evicted);
+    if (this.storage !== undefined) this.keep(seq, resource, value, at, result === PUSHED_EVICTED);
+    return result;
+  }
+
+  /** Resolves once a sample refused as full may be taken: after the next departure, or at stop. */
+  whenRoom(): Promise<void> {
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
+  }
+
+  /** Wakes every `whenRoom()` caller (they offer again, and wait again if there is still no room). */
+  wake(): void {
+    const waiters = this.waiters;
+    if (waiters === null) return;
+    this.waiters = null;
+    for (const w of waiters) w();
   }
 
   /**
@@ -58,32 +154,46 @@ export class StorageJournal {
     this.checkpoint();
     let written = 0;
     this.store((storage) => {
-      for (let i = from - first; i < q.length; i++) storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i));
+      for (let i = from - first; i < q.length; i++) {
+        if (storage.append(q.seqAt(i), q.resourceAt(i), q.valueAt(i), q.atAt(i)) === false) break;
+        written++;
+        this.storedEnd = first + i + 1;
+        this.lastStoredSeq = q.seqAt(i);
+      }
+      this.uncommitted = 0;
       storage.commit?.();
-      this.storedEnd = q.end;
-      this.lastStoredSeq = q.seqAt(q.length - 1);
-      written = q.end - from;
     });
+    if (this.storedEnd < q.end) this.atBound('kept in memory only');
     return written;
   }
 
-  /** Tells durable storage that every sample it holds before the head of the queue is finished. */
+  /**
+   * Samples left the head of the queue: tells durable storage that every sample it holds before the
+   * head is finished, reads the backlog's oldest samples into the room they left, and wakes `whenRoom()`.
+   */
   checkpoint(): void {
-    if (this.storage === undefined) return;
-    // Past the newest stored sample there is nothing to acknowledge: no write for samples it never held.
-    const done = Math.min(this.queue.length > 0 ? this.queue.seqAt(0) - 1 : this.nextSeq - 1, this.lastStoredSeq);
-    if (done <= this.ackedSeq) return;
-    this.store((storage) => {
-      storage.ack(done);
-      this.ackedSeq = done;
-    });
+    if (this.storage !== undefined) {
+      // Past the newest stored sample there is nothing to acknowledge: no write for samples it never held.
+      const q = this.queue;
+      const head = q.length > 0 ? q.seqAt(0) : this.behind > 0 ? this.readFrom : this.nextSeq;
+      const done = Math.min(head - 1, this.lastStoredSeq);
+      if (done > this.ackedSeq) {
+        this.store((storage) => {
+          storage.ack(done);
+          this.ackedSeq = done;
+        });
+      }
+      if (this.behind > 0) this.refill();
+    }
+    this.wake();
   }
 
   /**
    * An operation-4 request carrying the first `n` queued samples is about to go out: storage that can
    * keep it records the batch and the baselines its read-back would need (one write per batch).
    */
-  sending(n: number, reconciler: Reconciler): void {
+  sending(n: number): void {
+    const reconciler = this.reconciler;
     const storage = this.storage;
     if (storage?.sending === undefined) return;
     const q = this.queue;
@@ -96,25 +206,40 @@ export class StorageJournal {
   }
 
   /**
-   * Puts back what durable storage kept from an earlier run, oldest first, stamped `now`. Returns the
-   * batch that was out in a request when that run ended, if it is the head of what came back: its
-   * outcome is unknown.
+   * Puts back what durable storage kept from an earlier run, oldest first: a backlog no more than the
+   * window holds, the rest read in as batches leave. Returns the batch that was out in a request when
+   * that run ended, if it is the head of what came back: its outcome is unknown.
    */
-  restore(now: number): InFlight | null {
+  restore(): InFlight | null {
     const storage = this.storage;
     if (storage === undefined) return null;
+    const q = this.queue;
     let restored = 0;
     let first = -1;
-    this.nextSeq = storage.load((seq, resource, value) => {
+    let last = -1;
+    const backlog = this.holdsBacklog;
+    this.nextSeq = storage.load((seq, resource, value, at) => {
+      // A backlog stops where the window is full; the rest is read in as batches leave.
+      if (backlog && !q.fits(value)) return false;
       if (first < 0) first = seq;
-      const result = this.queue.push(resource, value, now, seq);
+      last = seq;
+      if (at !== at) this.counters.undated++;
+      const result = q.push(resource, value, at, seq);
       if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
-    });
-    this.restoredEnd = this.queue.end;
-    this.storedEnd = this.queue.end;
+      return true;
+    }, q.capacity);
+    if (backlog) {
+      this.readFrom = last >= 0 ? last + 1 : this.nextSeq;
+      this.behind = Math.max(0, this.nextSeq - this.readFrom);
+    }
+    this.restoredEnd = q.end;
+    this.storedEnd = q.end;
     this.lastStoredSeq = this.nextSeq - 1;
     this.ackedSeq = first < 0 ? this.nextSeq - 1 : first - 1;
-    if (restored > 0) this.log('info', 'restored ' + restored + ' unacknowledged samples from durable storage');
+    if (restored > 0) {
+      this.log('info', 'restored ' + (restored + this.behind) + ' unacknowledged samples from durable storage' +
+        (this.behind > 0 ? ' (' + this.behind + ' of them wait in storage until the queue has room)' : ''));
+    }
     this.checkpoint();
     return restored > 0 ? this.outFromBefore() : null;
   }
@@ -138,17 +263,102 @@ export class StorageJournal {
    * an eviction at once); one that writes when needed waits for a failed flush and `spillEvery` unwritten
    * samples, and learns of evictions with the next burst, so that a full queue does not write per sample.
    */
-  private keep(seq: number, resource: number, value: SampleValue, evicted: boolean): void {
+  private keep(seq: number, resource: number, value: SampleValue, at: number, evicted: boolean): void {
     if (this.spillEvery === 0) {
-      this.store((storage) => {
-        storage.append(seq, resource, value);
+      const taken = this.append(this.storage as QueueStorage, seq, resource, value, at);
+      if (taken === false) this.atBound('kept in memory only');
+      if (taken === true) {
         this.storedEnd = this.queue.end;
         this.lastStoredSeq = seq;
-      });
+      }
       if (evicted) this.checkpoint();
-    } else if (this.failing() && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
+    } else if (this.head.retrying && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
       this.persist();
     }
+  }
+
+  /**
+   * A sample for the backlog: storage holds the window first (a storage that writes when needed writes
+   * it now), so that what it holds stays in order; at its bound, drop-oldest gives up the oldest unit of
+   * the backlog the window does not hold, drop-newest refuses the sample.
+   */
+  private spill(seq: number, resource: number, value: SampleValue, at: number): number {
+    const storage = this.storage as QueueStorage;
+    if (this.unstoredFrom() < this.queue.end && (this.persist(), this.unstoredFrom() < this.queue.end)) return this.refuse();
+    let taken = this.append(storage, seq, resource, value, at);
+    if (taken === false && this.dropOldest) {
+      let given = 0;
+      this.store((s) => {
+        // What the window holds stays: the backlog gives up its oldest unit beyond it.
+        given = s.discard?.((this.behind > 0 ? this.readFrom : this.nextSeq) - 1) ?? 0;
+      });
+      if (given > 0) {
+        this.dropped += given;
+        this.behind = Math.max(0, this.behind - given);
+        this.log('warn', 'durable storage is full: gave up its ' + given + ' oldest samples beyond the queue in memory');
+        taken = this.append(storage, seq, resource, value, at);
+      }
+    }
+    if (taken !== true) return taken === false ? this.refuse() : DROPPED_NEW;
+    this.full = false;
+    if (this.behind === 0) this.readFrom = seq;
+    this.behind++;
+    this.nextSeq = seq + 1;
+    this.lastStoredSeq = seq;
+    this.spilled++;
+    if (this.spillEvery > 0 && ++this.uncommitted >= this.spillEvery) this.commit();
+    return SPILLED;
+  }
+
+  /**
+   * One append, on the path of every sample (no closure: nothing allocated): true when stored, false at the
+   * bound, null when it failed (counted and logged).
+   */
+  private append(storage: QueueStorage, seq: number, resource: number, value: SampleValue, at: number): boolean | null {
+    try {
+      return storage.append(seq, resource, value, at) !== false;
+    } catch (e) {
+      this.failed(e);
+      return null;
+    }
+  }
+
+  /** A burst of backlog appends is complete: a storage that commits per burst commits. */
+  private commit(): void {
+    this.uncommitted = 0;
+    this.store((s) => s.commit?.());
+  }
+
+  /** The backlog is at its bound: the sample is refused, counted; said once until one is taken again. */
+  private refuse(): number {
+    this.dropped++;
+    this.atBound('refused');
+    return DROPPED_NEW;
+  }
+
+  private atBound(what: string): void {
+    if (this.full) return;
+    this.full = true;
+    this.log('warn', 'durable storage is at its bound (' + (this.storage?.usedBytes?.() ?? '?') + ' of ' + (this.storage?.maxBytes ?? '?') +
+      ' bytes): new samples are ' + what + ' until it has room');
+  }
+
+  /** Reads the backlog's oldest samples into the window's room, oldest first. */
+  private refill(): void {
+    const q = this.queue;
+    const room = q.capacity - q.length;
+    if (room === 0) return;
+    // A storage that commits per burst reads what it committed: a burst under way is committed first.
+    if (this.uncommitted > 0) this.commit();
+    this.readIn = 0;
+    this.store((storage) => {
+      // Samples on disk are stored already: the window's new part needs no write.
+      const next = storage.read!(this.readFrom, room, this.intoWindow);
+      this.readFrom = next;
+      this.behind = next >= this.nextSeq ? 0 : Math.max(0, this.behind - this.readIn);
+    });
+    this.readInAll += this.readIn;
+    this.storedEnd = q.end;
   }
 
   /** The first queue position durable storage does not hold: what a burst would write from. */
@@ -161,8 +371,12 @@ export class StorageJournal {
     try {
       write(this.storage as QueueStorage);
     } catch (e) {
-      this.counters.storageErrors++;
-      this.log('error', 'durable storage: ' + errorText(e));
+      this.failed(e);
     }
+  }
+
+  private failed(e: unknown): void {
+    this.counters.storageErrors++;
+    this.log('error', 'durable storage: ' + errorText(e));
   }
 }

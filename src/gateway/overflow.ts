@@ -74,7 +74,7 @@ export class Overflow {
   /** Takes a reading, handed to the OS before it returns; false when the bound is reached or the write failed (`refusal` says why). */
   push(resource: number, value: SampleValue): boolean {
     try {
-      this.queue.append(this.next, resource, value);
+      this.queue.append(this.next, resource, value, NaN);
     } catch (e) {
       this.refusal = (e as Error).message;
       return false;

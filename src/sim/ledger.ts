@@ -42,11 +42,11 @@ export class CounterLedger {
   /** The storage the agent writes through: every counter value it accepts is recorded. */
   wrap(storage: QueueStorage): QueueStorage {
     return {
-      load: (visit) => storage.load(visit),
-      append: (seq, resource, value) => {
+      load: (visit, max) => storage.load(visit, max),
+      append: (seq, resource, value, at) => {
         // Also when the append fails: the agent still holds the sample in memory and may deliver it.
         this.note(resource, value);
-        storage.append(seq, resource, value);
+        return storage.append(seq, resource, value, at);
       },
       ack: (seq) => {
         this.save();
@@ -55,6 +55,11 @@ export class CounterLedger {
       // The batch out in a request, for a read-back after a restart, passes through as it is.
       sending: storage.sending?.bind(storage),
       inFlight: storage.inFlight?.bind(storage),
+      // The backlog, as it is.
+      read: storage.read?.bind(storage),
+      discard: storage.discard?.bind(storage),
+      usedBytes: storage.usedBytes?.bind(storage),
+      maxBytes: storage.maxBytes,
       close: () => {
         try {
           this.save();

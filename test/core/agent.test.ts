@@ -29,7 +29,7 @@ function posts(service: FakeService) {
 }
 
 function fill(agent: Agent, n: number, resource = 1, from = 0): void {
-  for (let i = 0; i < n; i++) expect(agent.record(resource, from + i)).toBe(true);
+  for (let i = 0; i < n; i++) expect(agent.record(resource, from + i)).toBe('queued');
 }
 
 describe('flush triggers', () => {
@@ -492,7 +492,7 @@ describe('overflow', () => {
     const { agent, service, clock } = setup({}, { queue: 10, overflow: 'drop-newest' });
     await agent.start();
     service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
-    for (let i = 0; i < 25; i++) expect(agent.record(1, i)).toBe(i < 10);
+    for (let i = 0; i < 25; i++) expect(agent.record(1, i)).toBe(i < 10 ? 'queued' : 'full');
     expect(agent.stats()).toMatchObject({ queued: 10, droppedOverflow: 15, accepted: 10 });
     service.faultFor = null;
     await agent.flush();
@@ -573,11 +573,11 @@ describe('sampling', () => {
   it('allows a valid boolean, string and regex match, and refuses an unconfigured resource', async () => {
     const { agent, service, clock } = setup();
     await agent.start();
-    expect(agent.record(6, 1)).toBe(false);
-    expect(agent.record(5, true)).toBe(true);
-    expect(agent.record(4, 'on')).toBe(true);
-    expect(agent.record(4, 'onn')).toBe(false);
-    expect(agent.record(3, '42')).toBe(true);
+    expect(agent.record(6, 1)).toBe('refused');
+    expect(agent.record(5, true)).toBe('queued');
+    expect(agent.record(4, 'on')).toBe('queued');
+    expect(agent.record(4, 'onn')).toBe('refused');
+    expect(agent.record(3, '42')).toBe('queued');
     await agent.flush();
     await clock.advance(0);
     expect(service.stored(5)).toEqual([true]);
@@ -653,7 +653,7 @@ describe('start-up and presence', () => {
     await agent.start();
     await clock.advance(20_000);
     const before = service.requests.length;
-    // lifetime 15 min → keep-alive every 7.5 min.
+    // lifetime 15 min → a presence read every 7.5 min.
     await clock.advance(450_000);
     const reads = service.requests.slice(before).filter((r) => r.method === 'GET' && !r.silent);
     expect(reads).toHaveLength(1);
@@ -702,6 +702,11 @@ describe('configuration', () => {
     expect(problems).toHaveLength(8);
     expect((error as Error).message).not.toContain('SECRET-TOKEN-XYZ');
   });
+
+  it('names the new key of a renamed one', () => {
+    const config = { url: 'http://127.0.0.1:1', publicKey: 'k', token: 't', keepAliveMs: 60_000 } as unknown as AgentConfig;
+    expect(() => createAgent(new FakeService(newClock(), []).host(), config)).toThrow('invalid agent config: keepAliveMs: renamed presenceMs');
+  });
 });
 
 describe('secrets', () => {
@@ -721,18 +726,18 @@ describe('secrets', () => {
 
 /** A durable storage in memory: what it holds survives a new agent made on it, as a file survives a crash. */
 function memoryStorage(spillEvery?: number) {
-  const log: { seq: number; resource: number; value: SampleValue }[] = [];
+  const log: { seq: number; resource: number; value: SampleValue; at: number }[] = [];
   const ops: string[] = [];
   let acked = -1;
   const storage: QueueStorage = {
     spillEvery,
     load: (visit) => {
-      for (const r of log) if (r.seq > acked) visit(r.seq, r.resource, r.value);
+      for (const r of log) if (r.seq > acked) visit(r.seq, r.resource, r.value, r.at);
       return log.length === 0 ? 0 : log[log.length - 1].seq + 1;
     },
-    append: (seq, resource, value) => {
+    append: (seq, resource, value, at) => {
       ops.push('append ' + seq);
-      log.push({ seq, resource, value });
+      log.push({ seq, resource, value, at });
     },
     ack: (seq) => {
       ops.push('ack ' + seq);

@@ -17,7 +17,7 @@ it('with holdOnRefusedToken, starts, keeps what it accepts while the token is re
   const token = service.token;
   service.token = 'rotated';
   await agent.start();
-  for (let i = 0; i < 10; i++) expect(agent.record(1, i)).toBe(true);
+  for (let i = 0; i < 10; i++) expect(agent.record(1, i)).toBe('queued');
   await clock.advance(2_000);
   expect(agent.stats()).toMatchObject({ authPaused: true, queued: 10, sent: 0 });
   service.token = token;

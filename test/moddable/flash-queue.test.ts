@@ -28,7 +28,7 @@ function reboot(options: Partial<FlashQueueOptions> = {}, log?: string[]) {
 }
 
 function burst(queue: ReturnType<typeof open>, from: number, count: number, value = (seq: number): SampleValue => seq * 1.5): void {
-  for (let seq = from; seq < from + count; seq++) queue.append(seq, 7, value(seq));
+  for (let seq = from; seq < from + count; seq++) queue.append(seq, 7, value(seq), 0);
   queue.commit();
 }
 
@@ -38,7 +38,7 @@ describe('the flash queue', () => {
     const queue = open();
     expect(queue.load(() => undefined)).toBe(0);
     const values: SampleValue[] = [21.25, -0, true, false, '', 'ação ☃ 😀', 1e300];
-    values.forEach((v, i) => queue.append(i, 100 + i, v));
+    values.forEach((v, i) => queue.append(i, 100 + i, v, 0));
     queue.commit();
     queue.ack(2);
     const { samples, next } = reboot();
@@ -125,7 +125,7 @@ describe('the flash queue', () => {
     queue.load(() => undefined);
     burst(queue, 0, 3);
     tear = true;
-    expect(() => queue.append(3, 7, 4.5)).toThrow('write failed');
+    expect(() => queue.append(3, 7, 4.5, 0)).toThrow('write failed');
     burst(queue, 3, 2);
     expect(reboot().samples.map(([seq]) => seq)).toEqual([0, 1, 2, 3, 4]);
   });

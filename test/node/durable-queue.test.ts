@@ -27,7 +27,7 @@ const freshDir = () => join(scratch, 'q' + dirs++);
 
 function loadAll(queue: DurableQueue): Sample[] {
   const samples: Sample[] = [];
-  queue.load((seq, resource, value) => samples.push({ seq, resource, value }));
+  queue.load((seq, resource, value) => void samples.push({ seq, resource, value }));
   return samples;
 }
 
@@ -37,7 +37,7 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 function appendRange(queue: DurableQueue, from: number, to: number): void {
   for (const seq of range(from, to)) {
     const { resource, value } = sampleFor(seq);
-    queue.append(seq, resource, value);
+    queue.append(seq, resource, value, 0);
   }
 }
 
@@ -76,7 +76,7 @@ describe('openDurableQueue', () => {
   it('stores strings exactly, whatever they contain', () => {
     const dir = freshDir();
     const strings = ['', 'line\nbreak\r\n', '"quoted" \\ back', 'é✓😀', '\u0000\u001f', 'lone \ud800 surrogate', 'x'.repeat(5000)];
-    withQueue(dir, {}, (queue) => strings.forEach((s, i) => queue.append(i + 1, 9, s)));
+    withQueue(dir, {}, (queue) => strings.forEach((s, i) => queue.append(i + 1, 9, s, 0)));
     withQueue(dir, {}, (queue) => expect(loadAll(queue).map((s) => s.value)).toEqual(strings));
   });
 
@@ -94,14 +94,14 @@ describe('openDurableQueue', () => {
 
   it('refuses a sample it could not read back as itself, or out of order, and goes on', () => {
     withQueue(freshDir(), {}, (queue) => {
-      queue.append(4, 1, 1);
-      expect(() => queue.append(4, 1, 2)).toThrow(RangeError);
-      expect(() => queue.append(3, 1, 2)).toThrow(RangeError);
-      expect(() => queue.append(5, 1, NaN)).toThrow(RangeError);
-      expect(() => queue.append(5, 1, -Infinity)).toThrow(RangeError);
-      expect(() => queue.append(5, 1.5, 1)).toThrow(RangeError);
-      expect(() => queue.append(5, 1, null as unknown as number)).toThrow(RangeError);
-      queue.append(5, 1, 5);
+      queue.append(4, 1, 1, 0);
+      expect(() => queue.append(4, 1, 2, 0)).toThrow(RangeError);
+      expect(() => queue.append(3, 1, 2, 0)).toThrow(RangeError);
+      expect(() => queue.append(5, 1, NaN, 0)).toThrow(RangeError);
+      expect(() => queue.append(5, 1, -Infinity, 0)).toThrow(RangeError);
+      expect(() => queue.append(5, 1.5, 1, 0)).toThrow(RangeError);
+      expect(() => queue.append(5, 1, null as unknown as number, 0)).toThrow(RangeError);
+      queue.append(5, 1, 5, 0);
       expect(loadAll(queue)).toEqual([
         { seq: 4, resource: 1, value: 1 },
         { seq: 5, resource: 1, value: 5 },
@@ -182,7 +182,7 @@ describe('openDurableQueue', () => {
 
   it('skips a damaged record inside a segment and keeps the rest', () => {
     const dir = freshDir();
-    withQueue(dir, { segmentBytes: 512 }, (queue) => range(1, 40).forEach((seq) => queue.append(seq, 1, seq)));
+    withQueue(dir, { segmentBytes: 512 }, (queue) => range(1, 40).forEach((seq) => queue.append(seq, 1, seq, 0)));
     const files = segmentFiles(dir);
     expect(files.length).toBeGreaterThan(2);
     const damaged: number[] = [];
@@ -205,7 +205,7 @@ describe('openDurableQueue', () => {
       let refused: unknown = null;
       for (; seq < 200 && refused === null; seq++) {
         try {
-          queue.append(seq, 1, 'sample ' + seq);
+          queue.append(seq, 1, 'sample ' + seq, 0);
         } catch (e) {
           refused = e;
         }
@@ -214,7 +214,7 @@ describe('openDurableQueue', () => {
       expect(String(refused)).toContain('durable queue is full');
       expect(queue.stats().bytes).toBeLessThanOrEqual(2048);
       queue.ack(full - 1);
-      queue.append(full, 1, 'sample ' + full);
+      queue.append(full, 1, 'sample ' + full, 0);
       expect(loadAll(queue)).toEqual([{ seq: full, resource: 1, value: 'sample ' + full }]);
     });
   });
@@ -286,8 +286,8 @@ describe('openDurableQueue', () => {
     const queue = openDurableQueue(dir);
     expect(() => openDurableQueue(dir)).toThrow(/already open/);
     queue.close();
-    expect(() => queue.append(1, 1, 1)).toThrow(/closed/);
-    withQueue(dir, {}, (again) => again.append(1, 1, 1));
+    expect(() => queue.append(1, 1, 1, 0)).toThrow(/closed/);
+    withQueue(dir, {}, (again) => again.append(1, 1, 1, 0));
   });
 
   it('names every bad option at once', () => {

@@ -68,7 +68,7 @@ export const flushScenarios: Scenario[] = [
       equal([stats.queued, stats.sent, stats.batches], [0, 25, 3], '[queued, sent, batches]');
       equal(creates(ctx).map((r) => r.elements), [10, 10, 5], 'elements per request');
       await holdsInOrder(ctx, R.counterA, values, 0);
-      equal(agent.record(R.counterA, 26), false, 'record() after stop');
+      equal(agent.record(R.counterA, 26), 'refused', 'record() after stop');
     },
   },
 ];

@@ -2,7 +2,7 @@
 // turns one on, an agent started on it, counting sensors, waiting in virtual time, and the delivery checks.
 import { createAgent } from '../../src/core';
 import { settleMs, uplinkSettings } from '../../src/core/config';
-import type { Agent, AgentConfig, InputValue, SensorConfig, UplinkConfig } from '../../src/core';
+import type { Agent, AgentConfig, Host, InputValue, SensorConfig, TimerHandle, UplinkConfig } from '../../src/core';
 import { AssertionError, atMost, equal, ok } from './assert';
 import type { RequestRecord, ScenarioContext } from './context';
 import type { FaultAction, FaultRule } from '../support/fault-proxy';
@@ -48,7 +48,7 @@ export function counter(resource: number, every: number, from = 1): { sensor: Se
 export function recordRun(agent: Agent, resource: number, from: number, count: number): number[] {
   const values: number[] = [];
   for (let v = from; v < from + count; v++) {
-    ok(agent.record(resource, v), 'record(' + resource + ', ' + v + ') was refused');
+    ok(agent.record(resource, v) === 'queued', 'record(' + resource + ', ' + v + ') was not queued');
     values.push(v);
   }
   return values;
@@ -141,7 +141,7 @@ export function lostAnswer(name: string, action: FaultAction, outcome: 'timeout'
       // A minute more: long enough for a late commit to land.
       await ctx.clock.advance(60_000);
       if (fate.counts[0] > 0) {
-        // Keep-alive reads may come between; the batch's next request is its read-back.
+        // Presence reads may come between; the batch's next request is its read-back.
         const next = ctx.requests.slice(ctx.requests.indexOf(first) + 1).find((r) => r.op === 'create' || r.op === 'last')!;
         equal([next.op, next.path.endsWith('?silent=true')], ['last', true], '[op, silent] of the batch\'s request after the failure');
         const wait = outcome === 'timeout' ? settleMs(uplinkSettings(config)) : 0;
@@ -153,6 +153,28 @@ export function lostAnswer(name: string, action: FaultAction, outcome: 'timeout'
       await holdsInOrder(ctx, R.counterA, values, 5 * (fate.copies - 1));
       equal((await ctx.service.values(R.counterA)).length, 5 * fate.copies, 'feeds stored');
       await settle(ctx, agent.stop());
+    },
+  };
+}
+
+/** A host that goes dead at `kill()`, as a killed process does: no timer fires, no answer arrives. */
+export function killable(host: Host): { host: Host; kill: () => void } {
+  let dead = false;
+  const timers: TimerHandle[] = [];
+  return {
+    host: {
+      ...host,
+      request: (req) => new Promise((resolve) => void host.request(req).then((r) => !dead && resolve(r))),
+      setTimer: (ms, fn) => {
+        const t = host.setTimer(ms, () => !dead && fn());
+        timers.push(t);
+        return t;
+      },
+      log: (level, message) => !dead && host.log?.(level, message),
+    },
+    kill: () => {
+      dead = true;
+      for (const t of timers) host.clearTimer(t);
     },
   };
 }

@@ -1,6 +1,8 @@
 // Every scenario, written once; test/scenarios.node.test.ts runs them on Node, test/xs/scenarios.xs.test.ts on XS.
+import { backlogScenarios } from './backlog';
 import { commandScenarios } from './commands';
 import { deliveryScenarios } from './delivery';
+import { exceptionScenarios } from './exception';
 import { failureScenarios } from './failures';
 import { flushScenarios } from './flush';
 import { isolationScenarios } from './isolation';
@@ -19,6 +21,8 @@ export const scenarios: Scenario[] = [
   ...restartScenarios,
   ...isolationScenarios,
   ...overflowScenarios,
+  ...backlogScenarios,
+  ...exceptionScenarios,
   ...validationScenarios,
   ...commandScenarios,
   ...presenceScenarios,

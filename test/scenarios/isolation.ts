@@ -20,7 +20,7 @@ async function isolate(ctx: ScenarioContext, resource: number, bad: number, at: 
   const resources = [R.counterA, resource];
   const agent = await startAgent(ctx, { resources, onSetAside: (item) => void setAside.push(item) });
   const good = recordRun(agent, R.counterA, 1, at);
-  equal(agent.record(resource, bad), true, 'record() of the element the service will refuse');
+  equal(agent.record(resource, bad), 'queued', 'record() of the element the service will refuse');
   good.push(...recordRun(agent, R.counterA, at + 1, 99 - at));
   await drained(ctx, agent);
   const requests = creates(ctx).length;

@@ -1,18 +1,18 @@
 // A full queue while the service is unreachable: each overflow policy keeps exactly what it promises,
 // the counters say so, and the service ends up holding exactly that.
-import type { Overflow } from '../../src/core';
+import type { OverflowPolicy } from '../../src/core';
 import { equal } from './assert';
 import { creates, holdsInOrder, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
-function overflow(policy: Overflow, kept: number[], results: boolean[]): Scenario {
+function overflow(policy: OverflowPolicy, kept: number[], results: string[]): Scenario {
   return {
     name: 'overflow: ' + policy + ' with the service unreachable',
     async run(ctx) {
       const agent = await startAgent(ctx, { uplink: { queue: 16, batch: 10, overflow: policy } });
       await ctx.down(true);
-      const accepted: boolean[] = [];
+      const accepted: string[] = [];
       // 30 samples into 16 places, with failed attempts to send in between.
       for (let v = 1; v <= 30; v++) {
         accepted.push(agent.record(R.counterA, v));
@@ -35,6 +35,6 @@ function overflow(policy: Overflow, kept: number[], results: boolean[]): Scenari
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 export const overflowScenarios: Scenario[] = [
-  overflow('drop-oldest', range(15, 30), range(1, 30).map(() => true)),
-  overflow('drop-newest', range(1, 16), range(1, 30).map((v) => v <= 16)),
+  overflow('drop-oldest', range(15, 30), range(1, 30).map(() => 'queued')),
+  overflow('drop-newest', range(1, 16), range(1, 30).map((v) => (v <= 16 ? 'queued' : 'full'))),
 ];

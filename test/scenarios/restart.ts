@@ -4,27 +4,28 @@
 // copy, counted reconciled; not stored, it goes once. Storage that does not keep it gets the old
 // behaviour: the batch goes again blind.
 import { createAgent } from '../../src/core';
-import type { Host, InFlight, QueueStorage, SampleValue, TimerHandle } from '../../src/core';
+import type { InFlight, QueueStorage, SampleValue } from '../../src/core';
 import { equal } from './assert';
 import type { ScenarioContext } from './context';
-import { agentConfig, drained, holdsInOrder, recordRun, settle } from './helpers';
+import { agentConfig, drained, holdsInOrder, killable, recordRun, settle } from './helpers';
 import type { FaultAction } from '../support/fault-proxy';
 import type { Scenario } from './run';
 import { R } from './seed';
 
 /** Durable storage in memory: what a disk would hold after a kill, whole. */
 function memoryStorage(keepsBatch: boolean): QueueStorage {
-  const samples: { seq: number; resource: number; value: SampleValue }[] = [];
+  const samples: { seq: number; resource: number; value: SampleValue; at: number }[] = [];
   let acked = 0;
   let next = 1;
   let out: InFlight | null = null;
   const storage: QueueStorage = {
     load(visit) {
-      for (const s of samples) if (s.seq > acked) visit(s.seq, s.resource, s.value);
+      // The same clock goes on across the kill: every sample keeps its time.
+      for (const s of samples) if (s.seq > acked) visit(s.seq, s.resource, s.value, s.at);
       return next;
     },
-    append(seq, resource, value) {
-      samples.push({ seq, resource, value });
+    append(seq, resource, value, at) {
+      samples.push({ seq, resource, value, at });
       next = seq + 1;
     },
     ack(seq) {
@@ -38,28 +39,6 @@ function memoryStorage(keepsBatch: boolean): QueueStorage {
   };
   storage.inFlight = () => out;
   return storage;
-}
-
-/** A host that goes dead at `kill()`, as a killed process does: no timer fires, no answer arrives. */
-function killable(host: Host): { host: Host; kill: () => void } {
-  let dead = false;
-  const timers: TimerHandle[] = [];
-  return {
-    host: {
-      ...host,
-      request: (req) => new Promise((resolve) => void host.request(req).then((r) => !dead && resolve(r))),
-      setTimer: (ms, fn) => {
-        const t = host.setTimer(ms, () => !dead && fn());
-        timers.push(t);
-        return t;
-      },
-      log: (level, message) => !dead && host.log?.(level, message),
-    },
-    kill: () => {
-      dead = true;
-      for (const t of timers) host.clearTimer(t);
-    },
-  };
 }
 
 interface Fate {

@@ -27,7 +27,7 @@ export const validationScenarios: Scenario[] = [
     name: 'validation: readings that break their subtype are refused at the source; the rest arrive as read',
     async run(ctx) {
       const agent = await startAgent(ctx, { resources: [R.mode, R.percent, R.label] });
-      equal(READINGS.map(([resource, value]) => agent.record(resource, value)), READINGS.map(([, , accepted]) => accepted), 'record() results');
+      equal(READINGS.map(([resource, value]) => agent.record(resource, value)), READINGS.map(([, , accepted]) => (accepted ? 'queued' : 'refused')), 'record() results');
       equal(await settle(ctx, agent.flush()), true, 'flush() result');
       const stats = agent.stats();
       const refused = READINGS.filter(([, , accepted]) => !accepted).length;

@@ -114,7 +114,7 @@ export async function runProperty(seed: number, o: PropertyOptions): Promise<Pro
   for (let i = 0; i < total; i++) {
     if (i === vanishAt) service.resources.splice(2, 1);
     const resource = 1 + Math.floor(r() * (o.rich ? 3 : 2));
-    if (agent.record(resource, i)) accepted[resource - 1].push(i);
+    if (agent.record(resource, i) === 'queued') accepted[resource - 1].push(i);
     if (o.rich && r() < 0.05) service.command(5, Math.floor(r() * 2));
     if (r() < 0.3) await clock.advance(Math.floor(r() * 400));
   }

@@ -16,7 +16,7 @@ report('ready ' + seq);
 // Bounded, and far more than the test lets it reach before the kill.
 for (let i = 0; i < 1_000_000; i++, seq++) {
   const { resource, value } = sampleFor(seq);
-  queue.append(seq, resource, value);
+  queue.append(seq, resource, value, NaN);
   report('appended ' + seq);
   const upTo = ackAfter(seq);
   if (upTo !== null) {
