@@ -55,6 +55,7 @@ async function inTheEmulator(tools: Esp32Tools): Promise<{ rows: BenchRow[]; fig
     for (let i = 0; i < MEASURES; i++) line = await run.waitFor(MEASURE_LINE, MEASURE_EVERY_MS + 300_000, line + 1);
     const { slot, chunk, sent, queued } = readMeasure(run.lines[line]);
     const instruments = run.instruments();
+    if (instruments.length === 0) throw new Error('no whole instruments line on the UART of the -i build:\n' + run.trace.slice(-20).join('\n'));
     const stackPeak = Math.max(...instruments.map((i) => i['Stack used'])) / SLOT_BYTES;
     const systemFree = Math.min(...instruments.map((i) => i['System bytes free']));
     return {
