@@ -128,13 +128,24 @@ export class QemuRun {
     return this.lines.filter((line) => !line.startsWith('instruments'));
   }
 
+  /**
+   * The UART's last `n` lines, for a failure's message. Where ESP-IDF's panic handler ran, the lines around
+   * its reason and backtrace come first: the core dump it prints after them would push them out of the tail.
+   */
+  tail(n: number): string {
+    const lines = this.trace;
+    const panic = lines.findIndex((l) => /Guru Meditation Error|abort\(\) was called|panic'ed/.test(l));
+    const reason = panic < 0 ? [] : [...lines.slice(Math.max(0, panic - 5), panic + 10), '…'];
+    return [...reason, ...lines.slice(-n)].join('\n');
+  }
+
   /** The index of the first line from `from` on that matches, or rejects after `ms` with the UART's tail. */
   async waitFor(pattern: RegExp, ms: number, from = 0): Promise<number> {
     const end = Date.now() + ms;
     for (;;) {
       for (let i = from; i < this.lines.length; i++) if (pattern.test(this.lines[i])) return i;
       if (this.exited || Date.now() >= end) {
-        throw new Error('no line matching ' + pattern + (this.exited ? ' (QEMU exited)' : ' within ' + ms + ' ms') + '; UART:\n' + this.trace.slice(-25).join('\n'));
+        throw new Error('no line matching ' + pattern + (this.exited ? ' (QEMU exited)' : ' within ' + ms + ' ms') + '; UART:\n' + this.tail(25));
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(500, end - Date.now()));
