@@ -21,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   dashboard: async () => (await import('./dashboard')).benchDashboard(),
   firmware: async () => (await import('./firmware')).benchFirmware(),
   pico: async () => (await import('./pico')).benchPico(),
+  esp32: async () => (await import('./esp32')).benchEsp32(),
   answer: async () => (await import('./answer-size')).benchAnswerSize(),
   backlog: async () => (await import('./backlog')).benchBacklog(),
 };
