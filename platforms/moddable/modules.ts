@@ -7,8 +7,8 @@ import { Socket } from 'socket';
 import SecureSocket from 'securesocket';
 import Timer from 'timer';
 import Time from 'time';
-import { File } from 'file';
-import type { FileClass, Sdk } from './sdk';
+import { File, Iterator } from 'file';
+import type { FileSystem, Sdk } from './sdk';
 
 export const sdk: Sdk = Object.freeze({
   // The SDK's typings are looser than these classes' sources (sdk.ts declares what the adapter uses).
@@ -24,4 +24,4 @@ export const sdk: Sdk = Object.freeze({
   encode: (text: string) => ArrayBuffer.fromString(text),
 });
 
-export const files: FileClass = File;
+export const files: FileSystem = Object.freeze({ File, Iterator });

@@ -77,7 +77,25 @@ export interface FileClass {
   new (path: string, write?: boolean): FileHandle;
   delete(path: string): boolean;
   exists(path: string): boolean;
+  /** Absolute paths here; the SDK takes a bare name for `to` as one in `from`'s directory. */
   rename(from: string, to: string): boolean;
+}
+
+/** An entry of a directory; `length` is a file's size, undefined for a directory. */
+export interface DirectoryEntry {
+  name: string;
+  length?: number;
+}
+
+/** The `file` module's Iterator: the entries of the directory `path`, then undefined (it closes itself). */
+export interface DirectoryIteratorClass {
+  new (path: string): { next(): DirectoryEntry | undefined };
+}
+
+/** What the flash queue needs of the `file` module: its File and Iterator classes. */
+export interface FileSystem {
+  File: FileClass;
+  Iterator: DirectoryIteratorClass;
 }
 
 /** Classic socket callback messages (modules/network/socket/socket.js); negative: closed (-1) or failed (-2). */

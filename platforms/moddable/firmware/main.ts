@@ -29,7 +29,8 @@ export default function main(): void {
   const settings = read.settings;
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
   const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
-  const storage = openFlashQueue(files, { path: settings.journal, spillEvery: settings.spillEvery, log: say });
+  // The backlog's times are the host's clock (`host`, made below, before any sample is stored).
+  const storage = openFlashQueue(files, { path: settings.journal, spillEvery: settings.spillEvery, maxBytes: settings.backlogBytes, now: () => host.now(), log: say });
   let secure: Record<string, unknown> | undefined;
   try {
     if (settings.ca !== '') secure = { certificate: new Resource(settings.ca) };
@@ -56,7 +57,7 @@ export default function main(): void {
   let agent: Agent;
   try {
     // Seeded from the board: its waits differ from every other device's and from its own last boot's.
-    agent = createAgent(host, { url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, uplink: { queue: settings.queue }, seed: hardwareSeed() });
+    agent = createAgent(host, { url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, uplink: { queue: settings.queue, sendAge: settings.ages }, seed: hardwareSeed() });
   } catch (e) {
     return say(errorText(e));
   }
