@@ -11,8 +11,8 @@
 // - a resource: the slot's resource id (u32), before the slot's first sample (5 bytes).
 // - a time: a time in full (f64; NaN for none), before a sample whose time is not 0 to 65,535 ms after the
 //   previous record's (9 bytes). A segment's time starts at 0.
-// Times are kept to the millisecond. Writing a number or a boolean allocates nothing: each record size has
-// its buffer, allocated once; reading one back allocates nothing either.
+// Times are kept to the millisecond. Writing a number or a boolean allocates nothing, and neither does
+// reading one back.
 import type { SampleValue } from '../../src/core/host';
 import { utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
 import type { FileHandle } from './sdk';
@@ -32,30 +32,29 @@ function isInt32(v: number): boolean {
   return (v | 0) === v && (v !== 0 || 1 / v > 0);
 }
 
-/** Writes one segment's records to its file, keeping the resource slots and the time they refer to. */
+/**
+ * Writes one segment's records to its file, keeping the resource slots and the time they refer to. A
+ * record goes out as its bytes, a number each (`FileHandle.write`), taken apart in one scratch buffer:
+ * writing a number or a boolean allocates nothing.
+ */
 export class RecordWriter {
   /** The resource id of each slot taken in the segment being written (0: free). */
   private readonly slots = new Uint32Array(SLOTS);
   private slotsUsed = 0;
   /** The time of the last record, in whole milliseconds (NaN: none). */
   private t = 0;
-  private readonly head = new DataView(new ArrayBuffer(HEADER_BYTES));
-  private readonly b3 = new DataView(new ArrayBuffer(3));
-  private readonly b5 = new DataView(new ArrayBuffer(5));
-  private readonly b7 = new DataView(new ArrayBuffer(7));
-  private readonly b9 = new DataView(new ArrayBuffer(9));
-  private readonly b11 = new DataView(new ArrayBuffer(11));
+  private readonly scratch = new DataView(new ArrayBuffer(8));
 
   /** Writes the header of a new segment whose first sample is `firstSeq`; `wall` as the header says. */
   begin(file: FileHandle, firstSeq: number, wall: number): void {
     this.slots.fill(0);
     this.slotsUsed = 0;
     this.t = 0;
-    const v = this.head;
-    v.setUint32(0, MARK, true);
-    v.setFloat64(4, firstSeq, true);
-    v.setFloat64(12, wall, true);
-    file.write(v.buffer);
+    const s = this.scratch;
+    s.setUint32(0, MARK, true);
+    file.write(s.getUint8(0), s.getUint8(1), s.getUint8(2), s.getUint8(3));
+    this.eight(file, firstSeq);
+    this.eight(file, wall);
   }
 
   /** The bytes `sample` would write; -1 when the segment has no slot left for `resource`. */
@@ -71,47 +70,50 @@ export class RecordWriter {
 
   /** Writes a sample (with its resource's and its time's records when it needs them); `bytesFor` was not -1. */
   sample(file: FileHandle, resource: number, value: SampleValue, at: number): void {
+    const s = this.scratch;
     let slot = this.slotOf(resource);
     if (slot < 0) {
       slot = this.slotsUsed++;
       this.slots[slot] = resource;
-      this.b5.setUint8(0, (RESOURCE << 5) | slot);
-      this.b5.setUint32(1, resource, true);
-      file.write(this.b5.buffer);
+      s.setUint32(0, resource, true);
+      file.write((RESOURCE << 5) | slot, s.getUint8(0), s.getUint8(1), s.getUint8(2), s.getUint8(3));
     }
     const t = Math.round(at);
     let dt = this.delta(t);
     if (dt < 0) {
-      this.b9.setUint8(0, TIME << 5);
-      this.b9.setFloat64(1, t, true);
-      file.write(this.b9.buffer);
+      file.write(TIME << 5);
+      this.eight(file, t);
       dt = 0;
     }
     this.t = t;
-    let v: DataView<ArrayBuffer>;
+    const lo = dt & 0xff, hi = dt >> 8;
     if (typeof value === 'number') {
       if (isInt32(value)) {
-        v = this.b7;
-        v.setUint8(0, (I32 << 5) | slot);
-        v.setInt32(SAMPLE_HEAD, value, true);
+        s.setInt32(0, value, true);
+        file.write((I32 << 5) | slot, lo, hi, s.getUint8(0), s.getUint8(1), s.getUint8(2), s.getUint8(3));
       } else {
-        v = this.b11;
-        v.setUint8(0, (F64 << 5) | slot);
-        v.setFloat64(SAMPLE_HEAD, value, true);
+        s.setFloat64(0, value, true);
+        file.write((F64 << 5) | slot, lo, hi, s.getUint8(0), s.getUint8(1), s.getUint8(2), s.getUint8(3), s.getUint8(4), s.getUint8(5), s.getUint8(6), s.getUint8(7));
       }
     } else if (typeof value === 'boolean') {
-      v = this.b3;
-      v.setUint8(0, ((value ? TRUE : FALSE) << 5) | slot);
+      file.write(((value ? TRUE : FALSE) << 5) | slot, lo, hi);
     } else {
       // A string allocates anyway: its record is a buffer of its own.
       const bytes = utf8Length(value);
-      v = new DataView(new ArrayBuffer(SAMPLE_HEAD + 4 + bytes));
+      const v = new DataView(new ArrayBuffer(SAMPLE_HEAD + 4 + bytes));
       v.setUint8(0, (STRING << 5) | slot);
+      v.setUint16(1, dt, true);
       v.setUint32(SAMPLE_HEAD, bytes, true);
       utf8Write(value, new Uint8Array(v.buffer), SAMPLE_HEAD + 4);
+      file.write(v.buffer);
     }
-    v.setUint16(1, dt, true);
-    file.write(v.buffer);
+  }
+
+  /** A float64's eight bytes. */
+  private eight(file: FileHandle, v: number): void {
+    const s = this.scratch;
+    s.setFloat64(0, v, true);
+    file.write(s.getUint8(0), s.getUint8(1), s.getUint8(2), s.getUint8(3), s.getUint8(4), s.getUint8(5), s.getUint8(6), s.getUint8(7));
   }
 
   private slotOf(resource: number): number {

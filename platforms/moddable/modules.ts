@@ -24,4 +24,5 @@ export const sdk: Sdk = Object.freeze({
   encode: (text: string) => ArrayBuffer.fromString(text),
 });
 
-export const files: FileSystem = Object.freeze({ File, Iterator });
+// The SDK's typings name only strings and buffers for File's write; its sources write a number as a byte (sdk.ts).
+export const files: FileSystem = Object.freeze({ File: File as unknown as FileSystem['File'], Iterator });

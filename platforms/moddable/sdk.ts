@@ -66,7 +66,12 @@ export interface TimeModule {
 /** An open file of the `file` module (documentation/files/files.md). */
 export interface FileHandle {
   read(type: typeof ArrayBuffer, count?: number): ArrayBuffer;
-  write(...items: ArrayBuffer[]): void;
+  /**
+   * Writes each item at `position`: an ArrayBuffer's bytes, or a number as one byte, its low 8 bits (the
+   * sources say so where the documentation names String and ArrayBuffer only: modules/files/file/lin and
+   * littlefs/modLittlefs.c, xs_file_write). On lin a call is flushed to the OS before it returns.
+   */
+  write(...items: (ArrayBuffer | number)[]): void;
   close(): void;
   readonly length: number;
   position: number;

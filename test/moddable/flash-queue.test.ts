@@ -117,7 +117,7 @@ describe('the flash queue', () => {
       constructor(readonly path: string, write?: boolean) {
         super(path, write);
       }
-      override write(...items: ArrayBuffer[]): void {
+      override write(...items: (ArrayBuffer | number)[]): void {
         written.push(this.path);
         super.write(...items);
       }
@@ -309,10 +309,10 @@ describe('the flash queue', () => {
     let tear = false;
     // A write that puts 2 bytes of its record on the disk and then fails, as a full or failing disk may.
     class TearingFile extends Base {
-      override write(...items: ArrayBuffer[]): void {
+      override write(...items: (ArrayBuffer | number)[]): void {
         if (!tear) return super.write(...items);
         tear = false;
-        super.write(items[0].slice(0, 2));
+        super.write(...items.slice(0, 2));
         throw new Error('write failed');
       }
     }

@@ -30,11 +30,12 @@ export function fileStandIn(disk: DiskLink): FileClass {
       return bytesOf(text);
     }
 
-    write(...items: ArrayBuffer[]): void {
-      for (const item of items) {
-        disk({ op: 'write', handle: this.open(), position: this.position, bytes: latin1(item) });
-        this.position += item.byteLength;
-      }
+    write(...items: (ArrayBuffer | number)[]): void {
+      // A number is one byte, as the SDK writes it: all of them in one operation.
+      let bytes = '';
+      for (const item of items) bytes += typeof item === 'number' ? String.fromCharCode(item & 0xff) : latin1(item);
+      disk({ op: 'write', handle: this.open(), position: this.position, bytes });
+      this.position += bytes.length;
     }
 
     close(): void {
