@@ -66,6 +66,8 @@ const DEFAULT_SEGMENT_BLOCKS = 4;
 const BLOCK = 4096;
 /** Two blocks of segments and one for the state. */
 const MIN_MAX_BYTES = 3 * BLOCK;
+/** Segments short of full the queue keeps track of beyond the bound's full ones. */
+const SHORT_SEGMENTS = 16;
 /** What a read takes from a file at a time: about 180 numbers. */
 const CHUNK = 2048;
 /** Wall time is known once the clock is past this (3 Jan 2023): the SDK's setup/network asks the same before SNTP. */
@@ -90,6 +92,7 @@ class Backlog implements FlashQueue {
   /** Blocks the segments may take: the bound less the state's block. */
   private readonly blockLimit: number;
   private readonly segmentBytes: number;
+  private readonly segmentBlocks: number;
   private readonly now?: () => number;
   private readonly wall: () => number;
   private readonly log?: (message: string) => void;
@@ -97,7 +100,7 @@ class Backlog implements FlashQueue {
   // The segments, oldest first: first and last sequence number, bytes of whole records, renamed complete.
   private first = new Float64Array(0);
   private last = new Float64Array(0);
-  private bytes = new Float64Array(0);
+  private bytes = new Uint32Array(0);
   private sealed = new Uint8Array(0);
   private n = 0;
   private usedBlocks = 0;
@@ -147,6 +150,7 @@ class Backlog implements FlashQueue {
     this.state = new InFlightFile(files.File, options.path + '.out');
     this.blockLimit = Math.floor(maxBytes / BLOCK) - 1;
     this.segmentBytes = capacityOf(segmentBlocks);
+    this.segmentBlocks = segmentBlocks;
     this.now = options.now;
     this.wall = options.wall ?? (() => Date.now());
     this.log = options.log;
@@ -156,10 +160,12 @@ class Backlog implements FlashQueue {
     this.closeWrite();
     const found = this.list();
     const count = found.length / 3;
-    const cap = Math.max(count, this.blockLimit) + 1;
+    // Room for the bound's full segments and as many short ones (a boot, a wall time learnt, a gap each):
+    // past that, a new one waits as at the bound.
+    const cap = Math.max(count, Math.ceil(this.blockLimit / this.segmentBlocks) + SHORT_SEGMENTS) + 1;
     this.first = new Float64Array(cap);
     this.last = new Float64Array(cap);
-    this.bytes = new Float64Array(cap);
+    this.bytes = new Uint32Array(cap);
     this.sealed = new Uint8Array(cap);
     this.n = 0;
     this.writable = false;
