@@ -57,7 +57,7 @@ describe('firmware settings', () => {
       'ca: expected the name of a .der resource, got "my-ca.pem"',
       'http: expected keep-alive or classic, got "fetch"',
       'ages: expected 0 or 1, got "yes"',
-      'every: expected a whole number ≥ 100, got "10"',
+      'every: expected a whole number ≥ 50, got "10"',
       'backlogBytes: expected a whole number ≥ 12288, got "4096"',
     ]);
     const secret = readSettings({ ...GOOD, url: 'nope' });

@@ -92,7 +92,8 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     publicKey,
     token,
     resources,
-    every: count('every', 100),
+    // The sampler skips ticks it missed rather than piling them up, so a short period only costs CPU.
+    every: count('every', 50),
     commandEvery: count('commandEvery', 100),
     queue: count('queue', 1),
     spillEvery: count('spillEvery', 1),
