@@ -5,8 +5,9 @@
 // killed in the middle of an outage delivers what its flash queue held once it is back. Built with ages=1,
 // as against the local service: every sample goes with its age. Runs where the SDK is installed (MODDABLE set, its tools built,
 // xvfb-run present); elsewhere it is skipped with the reason. The lin build has the ESP32's memory
-// budget (manifest.json), so every run is also a check that the firmware fits.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+// budget (manifest.json), so every run is also a check that the firmware fits. mcsim runs from a config
+// directory of this test's: another mcsim started meanwhile would otherwise copy its library over this one's.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +67,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'feed-agent-firmware-'));
+    mkdirSync(join(dir, 'config'));
     journal = join(dir, 'feed-agent.q');
     service = await startService({ seed: SEED });
     proxy = await FaultProxy.start(service.url);
@@ -81,7 +83,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
       journal,
       ages: 1,
     }).library;
-    device = new Simulator(sdk as Sdk, library);
+    device = new Simulator(sdk as Sdk, library, join(dir, 'config'));
   }, 600_000);
 
   afterAll(async () => {
@@ -163,7 +165,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     const journalBytes = flash().reduce((sum, bytes) => sum + bytes, 0);
     await start();
     const stored = await uptimes();
-    device = new Simulator(sdk as Sdk, library);
+    device = new Simulator(sdk as Sdk, library, join(dir, 'config'));
     await device.waitFor(/^feed-agent: started$/, 30_000);
     await until('the flash queue delivered', async () => flash().length === 0, 60_000);
     const values = await uptimes();
