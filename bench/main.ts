@@ -19,6 +19,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   gateway: async () => (await import('./gateway')).benchGateway(),
   dashboard: async () => (await import('./dashboard')).benchDashboard(),
   firmware: async () => (await import('./firmware')).benchFirmware(),
+  flash: async () => (await import('./firmware-backlog')).benchFlash(),
   pico: async () => (await import('./pico')).benchPico(),
   answer: async () => (await import('./answer-size')).benchAnswerSize(),
 };
