@@ -91,11 +91,39 @@ function pageMs(dbFile: string, indexed: boolean): number {
     const middle = db.prepare('SELECT id_resource_feed, created_at FROM feeds WHERE id_resource_feed = ?').get(HISTORY / 2) as { id_resource_feed: number; created_at: string };
     const sql = indexed ? FEED_PAGE_SQL.asc : FEED_PAGE_SQL.asc.replace('FROM feeds', 'FROM feeds NOT INDEXED');
     const statement = db.prepare(sql);
-    const bounds = { resource: RESOURCES[0], at: middle.created_at, id: middle.id_resource_feed, from: '0000-00-00 00:00:00', to: '9999-12-31 23:59:59', limit: PAGE };
+    const bounds = { resource: RESOURCES[0], at: middle.created_at, id: middle.id_resource_feed, from: '0000-00-00 00:00:00', to: '9999-12-31 23:59:59', since: 0, limit: PAGE };
     const times: number[] = [];
     for (let run = 0; run < (indexed ? 50 : 3); run++) {
       const start = performance.now();
       if (statement.all(bounds).length !== PAGE) throw new Error('a short page');
+      times.push(performance.now() - start);
+    }
+    return median(times);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Median milliseconds of a live chart's read when nothing is new, on a chart that holds its resource's
+ * POINTS recent feeds (full): the newest feeds stored since its newest, down to its oldest point (app.js,
+ * newestFeeds), filtered by id over the index's entries; or, as the baseline, the read before ages, the
+ * feeds after its last point in time order (a seek).
+ */
+function liveReadMs(dbFile: string, since: boolean): number {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const resource = RESOURCES[0];
+    const newest = db.prepare('SELECT id_resource_feed AS id, created_at AS at FROM feeds WHERE id_resource = ? ORDER BY id_resource_feed DESC LIMIT 1').get(resource) as { id: number; at: string };
+    const oldest = db.prepare(`SELECT created_at AS at FROM feeds WHERE id_resource = ? ORDER BY id_resource_feed DESC LIMIT 1 OFFSET ${POINTS - 1}`).get(resource) as { at: string };
+    const statement = db.prepare(since ? FEED_PAGE_SQL.desc : FEED_PAGE_SQL.asc);
+    const bounds = since
+      ? { resource, at: '9999-12-31 23:59:59', id: Number.MAX_SAFE_INTEGER, from: oldest.at, to: '9999-12-31 23:59:59', since: newest.id, limit: POINTS }
+      : { resource, at: newest.at, id: newest.id, from: '0000-00-00 00:00:00', to: '9999-12-31 23:59:59', since: 0, limit: POINTS };
+    const times: number[] = [];
+    for (let run = 0; run < 50; run++) {
+      const start = performance.now();
+      if (statement.all(bounds).length !== 0) throw new Error('the live read found a feed');
       times.push(performance.now() - start);
     }
     return median(times);
@@ -119,6 +147,8 @@ export async function benchDashboard(): Promise<BenchSection> {
     const renderEmpty = await renderMs(browser, seedFile, empty, 0);
     const indexed = pageMs(full, true);
     const scanned = pageMs(full, false);
+    const live = liveReadMs(full, true);
+    const liveAfter = liveReadMs(full, false);
     const total = HISTORY + points;
     return {
       title: `Dashboard in Chromium (median of ${RUNS} loads; baseline: the same page with no feed) and its feed pages`,
@@ -126,6 +156,12 @@ export async function benchDashboard(): Promise<BenchSection> {
         // No toLocaleString: the XS harness's lockdown turns it into toString (bench/main.ts).
         { label: `page load to charts drawn, ${RESOURCES.length} × ${POINTS / 1000}k points`, value: Math.round(render), baseline: Math.round(renderEmpty), unit: 'ms' },
         { label: `one page of ${PAGE} feeds among ${total / 1e6} million (baseline: no index)`, value: Math.round(indexed * 100) / 100, baseline: Math.round(scanned), unit: 'ms' },
+        {
+          label: `a full chart's live read, nothing new: stored since its newest, over its ${POINTS / 1000}k points (baseline: after its last point in time)`,
+          value: Math.round(live * 1000) / 1000,
+          baseline: Math.round(liveAfter * 1000) / 1000,
+          unit: 'ms',
+        },
       ],
       figures: {
         'dashboard.renderMs': Math.round(render),
@@ -133,6 +169,8 @@ export async function benchDashboard(): Promise<BenchSection> {
         'dashboard.points': points,
         'dashboard.feedPageMs': Math.round(indexed * 100) / 100,
         'dashboard.feedPageScanMs': Math.round(scanned),
+        'dashboard.liveReadMs': Math.round(live * 1000) / 1000,
+        'dashboard.liveReadAfterMs': Math.round(liveAfter * 1000) / 1000,
         'dashboard.feedsStored': total,
       },
     };

@@ -14,6 +14,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   engine: async () => (await import('./engine')).benchEngine(),
   service: async () => (await import('./service')).benchService(),
   wire: async () => (await import('./wire')).benchWire(),
+  exception: async () => (await import('./exception')).benchException(),
   node: async () => (await import('./end-to-end')).benchEndToEnd(),
   latency: async () => (await import('./latency')).benchLatency(),
   gateway: async () => (await import('./gateway')).benchGateway(),

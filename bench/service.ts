@@ -20,22 +20,24 @@ const BATCH = 100;
 interface Load {
   method: 'GET' | 'POST';
   path: string;
-  body?: string;
+  /** The same body each time, or a new one for each request. */
+  body?: string | (() => string);
 }
 
 function send(agent: Agent, url: string, load: Load): Promise<void> {
   return new Promise((done, fail) => {
     const headers: Record<string, string> = { Authorization: `Bearer ${DEMO_TOKEN}` };
-    if (load.body !== undefined) {
+    const body = typeof load.body === 'function' ? load.body() : load.body;
+    if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
-      headers['Content-Length'] = String(Buffer.byteLength(load.body));
+      headers['Content-Length'] = String(Buffer.byteLength(body));
     }
     const req = request(url + load.path, { method: load.method, headers, agent }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? done() : fail(new Error(`${load.method} ${load.path}: ${res.statusCode}`))));
     });
     req.on('error', fail);
-    req.end(load.body);
+    req.end(body);
   });
 }
 
@@ -66,22 +68,38 @@ async function requestsPerSecond(url: string, load: Load): Promise<number> {
 }
 
 const root = `/api/device/${DEMO_PUBLIC_KEY}`;
-const batchLoad: Load = {
-  method: 'POST',
-  path: `${root}/resources/feeds`,
-  body: JSON.stringify(Array.from({ length: BATCH }, (_, i) => ({ id_resource: DEMO_RESOURCES[i % DEMO_RESOURCES.length], input: VALUES[DEMO_RESOURCES[i % DEMO_RESOURCES.length]] }))),
-};
+const batchElements = Array.from({ length: BATCH }, (_, i) => ({ id_resource: DEMO_RESOURCES[i % DEMO_RESOURCES.length], input: VALUES[DEMO_RESOURCES[i % DEMO_RESOURCES.length]] }));
+const batchLoad: Load = { method: 'POST', path: `${root}/resources/feeds`, body: JSON.stringify(batchElements) };
+
+/**
+ * The same elements as a backlog drained with ages (docs/interface.md, The sample's age): samples 100 ms
+ * apart, from 12 hours back, each request going on where the last stopped, as an agent drains its backlog
+ * oldest first; a group of 64 rows spans 6.4 s, so most rows are stored with a time of their own.
+ */
+function agedBatchLoad(): Load {
+  const SAMPLE_MS = 100;
+  const start = Date.now() - 12 * 3_600_000;
+  let next = 0;
+  return {
+    ...batchLoad,
+    body: () => {
+      const now = Date.now();
+      return JSON.stringify(batchElements.map((element) => ({ ...element, age_ms: Math.max(0, now - (start + SAMPLE_MS * next++)) })));
+    },
+  };
+}
 const singleLoad: Load = { method: 'POST', path: `${root}/resource/102/feeds`, body: JSON.stringify({ input: 21.5 }) };
 const lastFeedsLoad: Load = { method: 'GET', path: `${root}/resources/${DEMO_RESOURCES.join(',')}/feeds/last` };
 
 /** Feeds per second through operations 4 and 3, and operation-6 requests per second, on one service. */
-async function rates(args: string[]): Promise<{ batch: number; single: number; op6: number }> {
+async function rates(args: string[]): Promise<{ batch: number; aged: number; single: number; op6: number }> {
   const service = await serve(args);
   try {
     const batch = BATCH * (await requestsPerSecond(service.url, batchLoad));
+    const aged = BATCH * (await requestsPerSecond(service.url, agedBatchLoad()));
     const single = await requestsPerSecond(service.url, singleLoad);
     const op6 = await requestsPerSecond(service.url, lastFeedsLoad);
-    return { batch, single, op6 };
+    return { batch, aged, single, op6 };
   } finally {
     await service.stop();
   }
@@ -101,12 +119,16 @@ export async function benchService(): Promise<BenchSection> {
     rows: [
       { label: 'operation 4, batches of 100, in memory', value: Math.round(memory.batch), baseline: Math.round(memory.single), unit: 'feeds/s' },
       { label: 'operation 4, batches of 100, SQLite file (WAL)', value: Math.round(file.batch), baseline: Math.round(file.single), unit: 'feeds/s' },
+      { label: 'operation 4, batches of 100 with age_ms, in memory (baseline: without)', value: Math.round(memory.aged), baseline: Math.round(memory.batch), unit: 'feeds/s' },
+      { label: 'operation 4, batches of 100 with age_ms, SQLite file (baseline: without)', value: Math.round(file.aged), baseline: Math.round(file.batch), unit: 'feeds/s' },
       { label: `operation 6, ${DEMO_RESOURCES.length} ids per request, in memory`, value: Math.round(memory.op6), unit: 'requests/s' },
     ],
     figures: {
       'service.feedsPerSecond': Math.round(memory.batch),
       'service.op3FeedsPerSecond': Math.round(memory.single),
       'service.fileFeedsPerSecond': Math.round(file.batch),
+      'service.agedFeedsPerSecond': Math.round(memory.aged),
+      'service.fileAgedFeedsPerSecond': Math.round(file.aged),
       'service.fileOp3FeedsPerSecond': Math.round(file.single),
       'service.op6RequestsPerSecond': Math.round(memory.op6),
     },

@@ -10,8 +10,9 @@
 //   the same bytes; only one with other characters is measured and copied into UTF-8 in JavaScript.
 // - The answer is read fragment by fragment (callback message 4, `request.read`) into the host's one
 //   AnswerBody (answer-body.ts, reserved at its creation), bounded by the request: not `response: ArrayBuffer`, with which http.js keeps every
-//   fragment of an answer of any size and then joins them. An answer beyond the bound closes the request,
-//   its outcome unknown. It is decoded natively (`String.fromArrayBuffer`), not byte by byte.
+//   fragment of an answer of any size and then joins them. A 2xx answer beyond the bound closes the
+//   request, its outcome unknown; any other status is that status, its first bytes the body, the rest
+//   dropped with the request. It is decoded natively (`String.fromArrayBuffer`), not byte by byte.
 // - http.js writes each fragment the moment the callback returns it, inside the socket's callback. Once
 //   that call returns with the last one, the socket has taken the whole request and the service may act
 //   on it (maybeDelivered); before, it cannot, its Content-Length not met: a write that throws (lin's
@@ -29,7 +30,7 @@
 import type { Host, HttpRequest } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { utf8Length, utf8Write } from '../../src/core/utf8';
-import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, tooLarge } from './answer-body';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';
 import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
 import type { RequestOptions, Sdk, SdkRequest } from './sdk';
@@ -67,6 +68,8 @@ class RequestExchange extends Exchange {
   private handed = false;
   /** The socket took the whole request. */
   private written = false;
+  /** A failure's answer was longer than the bound: its first bytes were kept, the rest is dropped with the request. */
+  private cut = false;
   private readonly kept: AnswerHeaders = { retryAfter: null, date: null, location: null };
   private secure = false;
 
@@ -158,18 +161,27 @@ class RequestExchange extends Exchange {
 
   private header(name: string, value: string): void {
     keepHeader(this.kept, name, value);
-    // Before a byte of the body: http.js sees the request closed and reads no further.
-    if (name === 'content-length' && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
+    // Before a byte of the body: http.js sees the request closed and reads no further. A failure's
+    // length does not matter: its first bytes are read.
+    if (name === 'content-length' && !isFailureStatus(this.status) && !this.answer.expect(value)) this.fail(tooLarge(this.answer.bound), true);
   }
 
   /**
    * `count` bytes of the answer arrived: http.js counts what is read, so all of them are read, unless they
-   * would outgrow the bound: then none is (a flooded socket offers more at once than an honest answer).
+   * would outgrow the bound: then none is (a flooded socket offers more at once than an honest answer),
+   * but for a failure, whose first bytes fill the bound.
    */
   private read(count: number): void {
-    if (!this.answer.fits(count)) return this.fail(tooLarge(this.answer.bound), true);
+    const answer = this.answer;
+    if (!answer.fits(count)) {
+      if (!isFailureStatus(this.status)) return this.fail(tooLarge(answer.bound), true);
+      const piece = answer.room > 0 ? (this.request as SdkRequest).read(ArrayBuffer, answer.room) : undefined;
+      if (piece !== undefined) answer.add(piece);
+      this.cut = true;
+      return this.finish({ kind: 'answer', status: this.status, ...answer.takePrefix(), ...this.kept });
+    }
     const piece = (this.request as SdkRequest).read(ArrayBuffer, count);
-    if (piece !== undefined) this.answer.add(piece);
+    if (piece !== undefined) answer.add(piece);
   }
 
   /** The next piece of the body, at most `room` bytes; undefined once all of it was handed over. */
@@ -192,7 +204,7 @@ class RequestExchange extends Exchange {
     const request = this.request;
     this.request = null;
     this.body = null;
-    if (ending.kind === 'answer') return;
+    if (ending.kind === 'answer' && !this.cut) return;
     try {
       request?.close();
     } catch {

@@ -19,12 +19,13 @@
 // - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`), let go of once
 //   written, so it is not held beside the answer; the answer is read into the host's one AnswerBody
 //   (answer-body.ts: reserved at its creation, bounded by the request, never by what the peer announces)
-//   and decoded natively. An answer beyond the bound drops the connection, its outcome unknown.
+//   and decoded natively. A 2xx answer beyond the bound drops the connection, its outcome unknown; any
+//   other status is that status, its first bytes the body, the rest dropped with the connection.
 import type { Host, HttpRequest, LogLevel } from '../../src/core/host';
 import { errorText } from '../../src/core/errors';
 import { ClassicStream } from './classic-stream';
 import type { StreamLink } from './classic-stream';
-import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, tooLarge } from './answer-body';
+import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';
 import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
 import type { ClientRequest, HttpClient, Sdk } from './sdk';
@@ -223,15 +224,23 @@ class LinkExchange extends Exchange {
     this.closing = kept.get('connection')?.toLowerCase() === 'close';
     const answer = this.reserved;
     const length = kept.get('content-length');
-    // Fails here, inside httpclient.js's onHeaders: it sees itself closed and reads no further.
-    if (length !== undefined && !answer.expect(length)) return this.fail(tooLarge(answer.bound), true);
+    // Fails here, inside httpclient.js's onHeaders: it sees itself closed and reads no further. A
+    // failure's length does not matter: its first bytes are read.
+    if (length !== undefined && !isFailureStatus(status) && !answer.expect(length)) return this.fail(tooLarge(answer.bound), true);
     this.answer = answer;
   }
 
-  /** Reads what arrived, unless it would outgrow the bound: then none of it (see http.ts, `read`). */
+  /** Reads what arrived, unless it would outgrow the bound: then none of it, but a failure's first bytes (see http.ts, `read`). */
   private readable(count: number): void {
     const answer = this.answer;
-    if (answer !== null && !answer.fits(count)) return this.fail(tooLarge(answer.bound), true);
+    if (answer !== null && !answer.fits(count)) {
+      if (!isFailureStatus(this.status)) return this.fail(tooLarge(answer.bound), true);
+      const piece = answer.room > 0 ? this.request?.read(answer.room) : undefined;
+      if (piece !== undefined) answer.add(piece);
+      // The rest of the answer is never read: the connection goes with it.
+      this.link.drop('the rest of a long failure answer was dropped');
+      return this.finish({ kind: 'answer', status: this.status, ...answer.takePrefix(), ...this.kept });
+    }
     const piece = this.request?.read(count);
     if (piece !== undefined && answer !== null) answer.add(piece);
   }

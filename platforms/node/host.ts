@@ -1,5 +1,5 @@
-// The Node host: HTTP over undici (http.ts), a monotonic clock, and timers that keep the process
-// alive while an agent runs (or, by choice, never do).
+// The Node host: HTTP over undici (http.ts), a monotonic clock, and timers that hold the process while
+// an agent runs (or, by choice, never do).
 import { performance } from 'node:perf_hooks';
 
 import { chainedTimers } from '../../src/core/chained-timers';
@@ -17,23 +17,25 @@ export interface NodeHostOptions extends HttpOptions {
    */
   log?: (level: LogLevel, message: string) => void;
   /**
-   * Whether a running agent keeps the process alive (default true): its timers (sampling, flushing,
-   * polling) hold the event loop as a server's socket does, so a program that only starts an agent runs
-   * until `stop()`, which clears them and lets the process exit. false: they never hold it, and keeping
-   * the process running is the application's business (one that has its own server or loop).
+   * Whether a running agent holds the process (default true): its timers (sampling, flushing, polling)
+   * hold the event loop as a server's socket does, so a program that only starts an agent runs until
+   * `stop()`, which clears them and lets the process exit. false: they never hold it, and keeping the
+   * process running is the application's business (one that has its own server or loop).
    */
-  keepAlive?: boolean;
+  holdProcess?: boolean;
 }
 
 const holding = chainedTimers((fn, ms) => setTimeout(fn, ms), (timer) => clearTimeout(timer));
 const loose = chainedTimers((fn, ms) => setTimeout(fn, ms).unref(), (timer) => clearTimeout(timer));
 
 export function createNodeHost(options: NodeHostOptions = {}): Host {
+  // The option's name until issue 29; "keep-alive" now means only a connection kept open.
+  if ('keepAlive' in options) throw new TypeError('createNodeHost: the option keepAlive was renamed holdProcess');
   return {
     request: createHttp(options),
     // performance.now() only moves forward, whatever happens to the wall clock.
     now: () => performance.now(),
-    ...(options.keepAlive === false ? loose : holding),
+    ...(options.holdProcess === false ? loose : holding),
     storage: options.storage,
     log: hostLog(options.log),
   };

@@ -1,8 +1,10 @@
 // Host['request'] over undici's `request` (the HTTP client under Node's fetch, a dependency of this
 // package). Connections are reused through the dispatcher's keep-alive pool; TLS certificates are always
 // verified. Every failure becomes an HttpResult: it never rejects.
-// An answer is read as a stream, at most `maxResponseBytes` of it, whatever its Content-Length says: a
-// longer one is dropped with its connection, so a peer cannot make the process hold megabytes.
+// An answer is read as a stream, at most `maxResponseBytes` of it, whatever its Content-Length says, and
+// the rest is dropped with its connection, so a peer cannot make the process hold megabytes. A longer 2xx
+// answer is garbled; a failure's status is that failure whatever the length of its body (a proxy's 5 MB
+// error page), which is read as far as the bound for its message.
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
@@ -69,7 +71,8 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
       // second turn into young-generation garbage (docs/gateway.md, "Where a device's memory goes"). It
       // follows no redirect: the core follows a 307 or 308 to the same origin itself (client.ts).
       const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body: req.body, dispatcher, signal: controller.signal });
-      const body = await readAtMost(answer, req.maxResponseBytes);
+      const status = answer.statusCode;
+      const body = await readAtMost(answer, req.maxResponseBytes, status < 200 || status > 299);
       if (body === null) {
         // Dropped with its connection: the rest of the answer is never read. The abort this raises on the
         // stream is ours, not an error.
@@ -77,7 +80,7 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
         return { kind: 'network', message: 'the answer is longer than ' + req.maxResponseBytes + ' bytes', maybeDelivered: true };
       }
       const headers = answer.headers;
-      return { kind: 'response', status: answer.statusCode, retryAfter: header(headers, 'retry-after'), date: header(headers, 'date'), location: header(headers, 'location'), body };
+      return { kind: 'response', status, retryAfter: header(headers, 'retry-after'), date: header(headers, 'date'), location: header(headers, 'location'), body };
     } catch (e) {
       if (e === timedOut || controller.signal.reason === timedOut) return { kind: 'timeout', maybeDelivered: true };
       return failure(e, req.headers);
@@ -97,17 +100,24 @@ function header(headers: IncomingHttpHeaders, name: string): string | null {
 const utf8 = new TextDecoder();
 
 /**
- * The answer's body as UTF-8 text, or null once it holds more than `max` bytes. A Content-Length above
- * `max` ends it before a byte is read; a lower one is not trusted either: the bytes are counted.
+ * The answer's body as UTF-8 text, or null once it holds more than `max` bytes; `prefix`: its first `max`
+ * bytes then, and the rest is dropped with the connection (leaving the loop destroys the stream). A
+ * Content-Length above `max` ends it before a byte is read; a lower one is not trusted either: the bytes
+ * are counted.
  */
-async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number): Promise<string | null> {
+async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number, prefix: boolean): Promise<string | null> {
   const length = header(answer.headers, 'content-length');
-  if (length !== null && Number(length) > max) return null;
+  if (length !== null && Number(length) > max && !prefix) return null;
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    if (total + chunk.byteLength > max) {
+      if (!prefix) return null;
+      chunks.push(chunk.subarray(0, max - total));
+      total = max;
+      break;
+    }
     total += chunk.byteLength;
-    if (total > max) return null;
     chunks.push(chunk);
   }
   // As fetch's response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.

@@ -1,23 +1,27 @@
 // The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
-// keeps presence alive. It owns the order of start and stop and is the only place parts meet.
-import type { Host, LogLevel, SampleValue } from './host';
+// keeps presence alive. It makes the parts, hands each what it needs, and owns the order of start and stop.
+import type { Host, Log, SampleValue } from './host';
 import type { AgentConfig } from './config';
-import { checkConfig, ConfigError, DEFAULT_KEEP_ALIVE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
+import { checkConfig, ConfigError, DEFAULT_PRESENCE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
 import { FeedError, errorText, isAuthError, redact } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
-import { KeepAlive } from './keepalive';
+import { Head } from './head';
 import { Lane } from './lane';
 import type { Job } from './lane';
+import { scrubbedLog } from './log';
+import { Presence } from './presence';
 import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';
 import { Reconciler } from './reconcile';
+import { Reporting } from './report';
 import { MissingResourceError, Resources } from './resources';
 import type { Known } from './resources';
 import type { Resource } from './wire';
 import { Sampler } from './sampler';
+import { SetAsides } from './set-aside';
 import { StorageJournal } from './storage-journal';
 import { Uplink } from './uplink';
 import { checkInput } from './validate';
@@ -28,6 +32,8 @@ export type RecordResult = 'queued' | 'full' | 'refused';
 
 /** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
 export interface AgentStats extends Counters {
+  /** HTTP requests made, of every kind (counted where the client hands them to the host). */
+  requests: number;
   /** Samples waiting to be delivered: in the queue in memory, and in the storage's backlog. */
   queued: number;
   /** Of those, the samples held in storage only, beyond the queue in memory (a storage that holds a backlog). */
@@ -46,6 +52,11 @@ export interface AgentStats extends Counters {
   oldestAgeMs: number | null;
   /** The service refuses the token: nothing is sent until it accepts it again. */
   authPaused: boolean;
+  /**
+   * Samples report by exception (`reporting`) held back rather than queued when they came: a later report
+   * (the newest value after a minimum interval, an aggregate, a heartbeat) stood for them.
+   */
+  heldBack: number;
   /** Current batch size (halved by 413 answers). */
   batchLimit: number;
   /** `setAside` per resource id (a gone resource's readings, refused elements), for the resources with any. */
@@ -105,27 +116,32 @@ export function createAgent(host: Host, config: AgentConfig): Agent {
 
 class FeedAgent implements Agent {
   private readonly counters: Counters = createCounters();
+  private readonly log: Log;
   private readonly queue: SampleQueue;
+  private readonly head: Head;
+  private readonly journal: StorageJournal;
   private readonly client: FeedClient;
   private readonly resources: Resources;
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   private readonly known: Record<number, Known>;
-  private readonly sampler: Sampler;
-  private readonly uplink: Uplink;
+  private readonly reporting: Reporting;
   private readonly reconciler: Reconciler;
-  private readonly vanished: Vanished;
+  private readonly setAsides: SetAsides;
+  private readonly lane = new Lane();
+  private readonly uplink: Uplink;
   private readonly commands: Commands;
-  private readonly keepAlive: KeepAlive;
+  private readonly presence: Presence;
   private readonly lookupJob: Job;
-  private readonly lane: Lane;
+  private readonly sampler: Sampler;
   private readonly warned = new Set<number>();
-  /** Samples set aside, per resource. */
-  private readonly setAsideBy: Record<number, number> = {};
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  private readonly journal: StorageJournal;
   private lookupTimer: unknown = null;
   lastRefusal: string | null = null;
+  /** The last sample queued found no room: what `record()` says of a sample report by exception queued at once. */
+  private lastFull = false;
 
+  // Each part is handed what it needs, and none is handed the agent or a way back into it: the agent
+  // calls into its parts, the parts call into the parts below them (docs/architecture.md, "The parts").
   constructor(
     private readonly host: Host,
     private readonly config: AgentConfig,
@@ -133,45 +149,31 @@ class FeedAgent implements Agent {
     const s = uplinkSettings(config);
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
-    this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host });
-    this.journal = new StorageJournal(host.storage, this.queue, s.overflow, this.counters, (level, message) => this.log(level, message), () => this.uplink.failing);
-    // Every request of every part passes here: the one place that counts them.
-    this.client = new FeedClient((req) => (this.counters.requests++, host.request(req)), {
-      baseUrl: config.url,
-      publicKey: config.publicKey,
-      token: config.token,
-      timeoutMs: s.timeoutMs,
-    });
+    const counters = this.counters;
+    const lane = this.lane;
+    const log = (this.log = scrubbedLog(host, config.token));
+    const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host }));
+    const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
+    const client = (this.client = new FeedClient(host.request.bind(host), { baseUrl: config.url, publicKey: config.publicKey, token: config.token, timeoutMs: s.timeoutMs }));
     const ids: number[] = [];
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.resources = new Resources(ids, (id) => this.queue.numberTag(id));
-    this.known = this.resources.byId;
+    this.reporting = new Reporting(host, config.reporting ?? [], (resource, value, at) => this.enqueue(resource, value, at));
+    const resources = (this.resources = new Resources(ids, queue, this.reporting.ids));
+    this.known = resources.byId;
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
-    const report = (level: LogLevel, message: string): void => this.log(level, message);
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
-    this.reconciler = new Reconciler(s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], () => this.uplink.readingBack);
-    this.vanished = new Vanished(host, this.client, this.resources, report, () => this.lane.want(this.vanished), () => this.uplink.changed());
-    this.uplink = new Uplink({
-      host, client: this.client, queue: this.queue, journal: this.journal, settings: s, counters: this.counters, random,
-      events: {
-        setAside: (resource, value, reason, quiet) => this.setAside(resource, value, reason, quiet),
-        departed: () => this.journal.checkpoint(),
-        sending: (n) => this.journal.sending(n, this.reconciler),
-        presence: () => this.keepAlive.seen(),
-        report,
-      },
-      want: () => this.lane.want(this.uplink),
-      reconciler: this.reconciler,
-      vanished: this.vanished,
-    });
-    this.commands = new Commands(host, actuators, this.client, this.resources, this.counters, report, () => this.lane.want(this.commands));
-    this.keepAlive = new KeepAlive(host, this.client, ids, this.counters, report, () => this.lane.want(this.keepAlive),
-      config.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
+    const reconciler = (this.reconciler = new Reconciler({ ids: s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], head }));
+    const journal = (this.journal = new StorageJournal({ storage: host.storage, queue, overflow: s.overflow, counters, log, head, reconciler }));
+    const setAsides = (this.setAsides = new SetAsides({ counters, log, onSetAside: config.onSetAside, scrub: (text) => redact(text, config.token) }));
+    const presence = (this.presence = new Presence({ host, client, ids, counters, log, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS }));
+    const vanished = new Vanished({ host, client, resources, log, random });
+    this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log });
+    this.commands = new Commands({ host, actuators, client, resources, counters, log, lane });
     this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
-    this.lane = new Lane([this.lookupJob, this.uplink, this.commands, this.keepAlive, this.vanished]);
+    lane.serve([this.lookupJob, this.uplink, this.commands, presence]);
     this.sampler = new Sampler(host, sensors, {
       sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
@@ -203,11 +205,11 @@ class FeedAgent implements Agent {
     }
     this.state = 'running';
     this.resources.admit(true);
+    this.reporting.begin();
     this.sampler.begin();
     this.uplink.begin();
     this.commands.begin();
-    this.keepAlive.begin();
-    this.vanished.begin();
+    this.presence.begin();
   }
 
   async stop(options: StopOptions = {}): Promise<AgentStats> {
@@ -216,12 +218,13 @@ class FeedAgent implements Agent {
     this.state = 'stopping';
     this.resources.admit(false);
     this.sampler.end();
+    // A change held back for its minimum interval is queued now, to be delivered with the rest.
+    this.reporting.end();
     this.commands.end();
-    this.keepAlive.end();
+    this.presence.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
     // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
-    this.vanished.end();
     this.uplink.end();
     // A request already sent still settles, so its acknowledgement reaches durable storage before it closes.
     await this.uplink.whenIdle();
@@ -271,10 +274,12 @@ class FeedAgent implements Agent {
       droppedOverflow: this.queue.droppedOverflow + this.journal.dropped,
       ...c,
       oldestAgeMs: oldest < 0 ? null : this.host.now() - oldest,
-      lastError: c.lastError === null ? null : this.scrub(c.lastError),
-      authPaused: this.uplink.authPaused,
-      batchLimit: this.uplink.batchLimit,
-      setAsideBy: { ...this.setAsideBy },
+      requests: this.client.requests,
+      lastError: c.lastError === null ? null : redact(c.lastError, this.config.token),
+      authPaused: this.head.authRefused,
+      batchLimit: this.head.limit,
+      heldBack: this.reporting.heldBack,
+      setAsideBy: { ...this.setAsides.by },
     };
   }
 
@@ -290,15 +295,26 @@ class FeedAgent implements Agent {
     }
     if (known.gone) {
       // Reported once, when the service said so (vanished.ts); counted and handed over per sample.
-      this.counters.setAside++;
-      this.setAside(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
+      this.setAsides.add(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
       return this.refused('resource ' + resource + ' is gone');
     }
     if (known.restriction) {
       const problem = checkInput(value, known.restriction);
       if (problem !== null) return this.invalid(resource, problem);
     }
-    const result = this.journal.take(resource, value as SampleValue, this.host.now());
+    if (known.report >= 0) {
+      // Report by exception decides; a report it queues later that finds no room is counted dropped.
+      this.lastFull = false;
+      this.reporting.offer(known.report, value as SampleValue, this.host.now(), known);
+      return this.lastFull ? 'full' : 'queued';
+    }
+    return this.enqueue(resource, value as SampleValue, this.host.now());
+  }
+
+  /** Queues a checked sample of time `at` (in memory or in the backlog). */
+  private enqueue(resource: number, value: SampleValue, at: number): RecordResult {
+    const result = this.journal.take(resource, value, at);
+    this.lastFull = result === DROPPED_NEW;
     if (result === DROPPED_NEW) return 'full';
     if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
     this.uplink.queued();
@@ -319,18 +335,6 @@ class FeedAgent implements Agent {
     if (first) this.warned.add(resource);
     this.log(first ? 'warn' : 'debug', message);
     return this.refused(message);
-  }
-
-  private setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void {
-    this.setAsideBy[resource] = (this.setAsideBy[resource] ?? 0) + 1;
-    if (!quiet) this.log('warn', 'set aside a sample of resource ' + resource + ': ' + reason);
-    const callback = this.config.onSetAside;
-    if (callback === undefined) return;
-    try {
-      callback({ resource, value, reason: this.scrub(reason) });
-    } catch (e) {
-      this.log('error', 'onSetAside threw: ' + errorText(e));
-    }
   }
 
   /** The lookup job, after a start that could not reach the service: retried until it is answered. */
@@ -366,15 +370,15 @@ class FeedAgent implements Agent {
   }
 
   /**
-   * The lookup succeeded: presence was refreshed, the keep-alive follows the resources' lifetime, and
+   * The lookup succeeded: presence was refreshed, presence reads follow the resources' lifetime, and
    * their last feeds are where reconciliation starts from.
    */
   private learnt(records: readonly Resource[]): void {
     this.reconciler.looked(records);
     this.resources.admit(this.state === 'running');
-    this.keepAlive.seen();
-    if (this.config.keepAliveMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.keepAlive.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
+    this.presence.seen();
+    if (this.config.presenceMs === undefined && this.resources.shortestLifetimeMin > 0) {
+      this.presence.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
     }
   }
 
@@ -389,14 +393,5 @@ class FeedAgent implements Agent {
         resolve();
       });
     });
-  }
-
-  private log(level: LogLevel, message: string): void {
-    this.host.log?.(level, this.scrub(message));
-  }
-
-  /** No message leaves the agent with the token in it (nor any bearer credential). */
-  private scrub(text: string): string {
-    return redact(text, this.config.token);
   }
 }

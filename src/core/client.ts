@@ -35,7 +35,7 @@ export interface CallOptions {
   auth?: boolean;
 }
 
-export interface BatchOutcome {
+export interface BatchAnswer {
   /** Request indices the service rejected (from the {success, failed} form), ascending; empty for the plain array form. */
   rejected: { index: number; reason: string }[];
   /** The feeds the service created: one per stored element (in request order in the plain array form). */
@@ -71,6 +71,8 @@ function writeBound(body: string, elements: number): number {
 const READ_HEADERS: Record<string, string> = Object.freeze({ Accept: 'application/json' });
 
 export class FeedClient {
+  /** HTTP requests handed to the host, of every kind (a redirect followed is one more). */
+  requests = 0;
   private readonly send: Host['request'];
   private readonly baseUrl: string;
   /** `/api/device/<escaped key>`: the start of every path. */
@@ -126,7 +128,7 @@ export class FeedClient {
    * element. The batch is sent as one request whatever its size (splitting would break atomicity); an
    * empty batch sends nothing.
    */
-  createFeeds(elements: readonly FeedInput[], o?: CallOptions): Promise<BatchOutcome> {
+  createFeeds(elements: readonly FeedInput[], o?: CallOptions): Promise<BatchAnswer> {
     return later(() => {
       const parts: string[] = [];
       for (let i = 0; i < elements.length; i++) {
@@ -144,7 +146,7 @@ export class FeedClient {
    * Operation 4 with a body already encoded by the queue: `count` elements, the id_resource of element
    * i is `resourceAt(i)` (used to check the answer matches).
    */
-  createFeedsEncoded(body: string, count: number, resourceAt: (i: number) => number, o?: CallOptions): Promise<BatchOutcome> {
+  createFeedsEncoded(body: string, count: number, resourceAt: (i: number) => number, o?: CallOptions): Promise<BatchAnswer> {
     // The uplink's path, once a batch: no promise job here (XS compute per sample, docs/xs.md), only the
     // two async steps of every request, on the uplink's own fresh stack.
     if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new RangeError('count ' + count + ' is not a non-negative integer'));
@@ -210,7 +212,7 @@ export class FeedClient {
     resourceAt: (i: number) => number,
     elements: readonly FeedInput[] | null,
     o: CallOptions | undefined,
-  ): Promise<BatchOutcome> {
+  ): Promise<BatchAnswer> {
     const headers = this.writeHeadersFor('createFeeds', o);
     if (count === 0) return { rejected: [], feeds: [], partial: false };
     const path = this.feeds + query(o);
@@ -218,10 +220,10 @@ export class FeedClient {
     // The {success, failed} form is matched to elements by their inputs too: an encoded body is parsed
     // back for that, only on this rare path.
     const known = elements ?? (Array.isArray(payload) ? null : parseOwnBody(body, count));
-    const outcome = batchOutcome(payload, count, resourceAt, known);
-    if (typeof outcome === 'string') throw this.malformed('POST ' + path, 'payload' + outcome);
-    for (const r of outcome.rejected) r.reason = redact(r.reason, this.token);
-    return outcome;
+    const answer = batchAnswer(payload, count, resourceAt, known);
+    if (typeof answer === 'string') throw this.malformed('POST ' + path, 'payload' + answer);
+    for (const r of answer.rejected) r.reason = redact(r.reason, this.token);
+    return answer;
   }
 
   /**
@@ -244,6 +246,7 @@ export class FeedClient {
     let result: HttpResult;
     let hops = 0;
     for (; ; hops++) {
+      this.requests++;
       try {
         result = await this.send(request);
       } catch (e) {
@@ -493,7 +496,7 @@ function listIssue(v: unknown, count: number, entryIssue: (i: number) => string 
 }
 
 /**
- * Operation 4's answer, in either form, as an outcome; or the issue that makes it malformed.
+ * Operation 4's answer, in either form, read; or the issue that makes it malformed.
  * Plain array: one created feed per element, in order. `{success, failed}`: every element appears once
  * in one of the two lists. The public record does not show what a `failed` entry holds, so an entry is
  * mapped to its element by `index` when it gives one, else to the first element not yet matched with
@@ -501,12 +504,12 @@ function listIssue(v: unknown, count: number, entryIssue: (i: number) => string 
  * `success` entries (their raw_data is the input as sent), then the other `failed` entries, so that
  * a weaker match cannot take an element a stronger one names.
  */
-function batchOutcome(
+function batchAnswer(
   payload: unknown,
   count: number,
   resourceAt: (i: number) => number,
   elements: readonly FeedInput[] | null,
-): BatchOutcome | string {
+): BatchAnswer | string {
   if (Array.isArray(payload)) {
     const issue = listIssue(payload, count, (i) => recordIssue(payload[i], CREATED, resourceAt(i)), 'entries');
     return issue ?? { rejected: [], feeds: payload as CreatedFeed[], partial: false };
@@ -523,7 +526,7 @@ function batchOutcome(
     if (entryIssue !== null) return '.failed[' + i + ']' + entryIssue;
   }
   const taken = new Uint8Array(count);
-  const rejected: BatchOutcome['rejected'] = [];
+  const rejected: BatchAnswer['rejected'] = [];
   const match = (id: unknown, value: unknown): number => {
     for (let i = 0; i < count; i++) {
       if (taken[i] === 0 && resourceAt(i) === id &&

@@ -7,19 +7,36 @@
 // is still running waits for it (a newer command replaces a waiting one: the later one wins, as between
 // polls). A handler that has not settled within the actuator's `timeoutMs` is reported, counted in
 // `commandErrors` and no longer awaited: the next command of that actuator may then run beside it.
-import type { Host, TimerHandle } from './host';
+import type { Host, Log, TimerHandle } from './host';
 import type { ActuatorConfig } from './config';
 import { DEFAULT_HANDLER_TIMEOUT_MS } from './config';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
-import type { Job } from './lane';
+import type { Job, Lane } from './lane';
 import type { Resources } from './resources';
 import type { Feed } from './wire';
 import { errorText } from './errors';
 import { Alarm } from './alarm';
 
+export interface CommandsParts {
+  host: Host;
+  actuators: readonly ActuatorConfig[];
+  client: FeedClient;
+  resources: Resources;
+  counters: Counters;
+  log: Log;
+  lane: Lane;
+}
+
 export class Commands implements Job {
   wanted = false;
+  private readonly host: Host;
+  private readonly actuators: readonly ActuatorConfig[];
+  private readonly client: FeedClient;
+  private readonly resources: Resources;
+  private readonly counters: Counters;
+  private readonly log: Log;
+  private readonly lane: Lane;
   /** id_resource_feed of the last command seen per actuator; -1 until the first poll answered. */
   private readonly lastId: Float64Array;
   private readonly nextAt: Float64Array;
@@ -30,21 +47,21 @@ export class Commands implements Job {
   private readonly waiting: (Feed | null)[];
   private readonly alarm: Alarm;
 
-  constructor(
-    private readonly host: Host,
-    private readonly actuators: readonly ActuatorConfig[],
-    private readonly client: FeedClient,
-    private readonly resources: Resources,
-    private readonly counters: Counters,
-    private readonly report: (level: 'warn' | 'error', message: string) => void,
-    private readonly want: () => void,
-  ) {
+  constructor(parts: CommandsParts) {
+    const actuators = parts.actuators;
+    this.host = parts.host;
+    this.actuators = actuators;
+    this.client = parts.client;
+    this.resources = parts.resources;
+    this.counters = parts.counters;
+    this.log = parts.log;
+    this.lane = parts.lane;
     this.lastId = new Float64Array(actuators.length).fill(-1);
     this.nextAt = new Float64Array(actuators.length);
     this.due = new Uint8Array(actuators.length);
     this.limits = actuators.map(() => null);
     this.waiting = actuators.map(() => null);
-    this.alarm = new Alarm(host, () => this.markDue());
+    this.alarm = new Alarm(parts.host, () => this.markDue());
   }
 
   begin(): void {
@@ -79,7 +96,7 @@ export class Commands implements Job {
       feeds = await this.client.lastFeeds(ids, { silent: true });
     } catch (e) {
       this.counters.lastError = errorText(e);
-      this.report('warn', 'command poll: ' + errorText(e));
+      this.log('warn', 'command poll: ' + errorText(e));
       this.arm();
       return;
     }
@@ -142,7 +159,7 @@ export class Commands implements Job {
     this.counters.commandErrors++;
     const message = 'command handler for resource ' + actuator.resource + ' ' + what;
     this.counters.lastError = message;
-    this.report('error', message);
+    this.log('error', message);
   }
 
   /** Marks every actuator whose poll is due and asks the lane; arms the timer for the next one. */
@@ -157,7 +174,7 @@ export class Commands implements Job {
       const every = this.actuators[i].every;
       this.nextAt[i] += every * (Math.floor((now - this.nextAt[i]) / every) + 1);
     }
-    if (any) this.want();
+    if (any) this.lane.want(this);
     else this.arm();
   }
 

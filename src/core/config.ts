@@ -1,6 +1,6 @@
 // The agent's configuration: its types, its defaults, and one check that lists every problem at once.
 import type { SampleValue } from './host';
-import type { Overflow } from './queue';
+import type { OverflowPolicy } from './queue';
 import type { Feed } from './wire';
 import { LIMITS } from './wire';
 
@@ -40,7 +40,7 @@ export interface UplinkConfig {
   maxLatencyMs: number;
   /** Queue capacity in samples, fixed at start. */
   queue: number;
-  overflow: Overflow;
+  overflow: OverflowPolicy;
   /** Bytes of the pool that holds queued string samples. */
   stringBytes: number;
   /** Per-request timeout, enforced by the host adapter. */
@@ -77,6 +77,24 @@ export interface UplinkConfig {
   sendAge: boolean;
 }
 
+/**
+ * Report by exception for one resource (src/core/report.ts): which of its samples are queued. Without a
+ * rule every sample is. A number is reported when it moved at least `deadband` (or `deadbandPercent` of its
+ * subtype's range, whichever is larger) from the last one reported; 0 reports any change; without either,
+ * every sample counts as changed and only `minIntervalMs` thins them. A boolean or a string is reported
+ * when it differs. No two reports come closer than `minIntervalMs` (a change within it waits, and the newest
+ * value goes at its end); after `heartbeatMs` without a report, the last value goes again, stamped now. With
+ * `aggregate`, a report carries the mean, min or max of the numbers since the last report.
+ */
+export interface ReportConfig {
+  resource: number;
+  deadband?: number;
+  deadbandPercent?: number;
+  minIntervalMs?: number;
+  heartbeatMs?: number;
+  aggregate?: 'mean' | 'min' | 'max';
+}
+
 /** A sample the service refused; the agent set it aside and the rest flowed on. */
 export interface SetAside {
   resource: number;
@@ -94,12 +112,14 @@ export interface AgentConfig {
   actuators?: ActuatorConfig[];
   /** Further resource ids whose readings are queued by hand with `record()`. */
   resources?: number[];
+  /** Report by exception, per resource (at most one rule each, for a configured resource). Default: every sample is queued. */
+  reporting?: ReportConfig[];
   uplink?: Partial<UplinkConfig>;
   /**
    * When nothing non-silent has reached the service for this long, the agent makes a non-silent read so
    * the resources stay alive. Default: half of the shortest `lifetime` among its resources, else 5 min.
    */
-  keepAliveMs?: number;
+  presenceMs?: number;
   /** How often the start-up lookup of the resources is retried while the service is unreachable. */
   lookupRetryMs?: number;
   /**
@@ -140,7 +160,7 @@ export function settleMs(s: UplinkConfig): number {
   return s.reconcileAfterMs ?? Math.min(s.timeoutMs, MAX_SETTLE_MS);
 }
 
-export const DEFAULT_KEEP_ALIVE_MS = 300_000;
+export const DEFAULT_PRESENCE_MS = 300_000;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 export const DEFAULT_LOOKUP_RETRY_MS = 30_000;
 
@@ -197,7 +217,8 @@ const TOP: Record<string, Check> = Object.freeze({
     return bad < 0 ? null : 'element ' + bad + ': expected a positive integer, got ' + describe(v[bad]);
   },
   uplink: apart,
-  keepAliveMs: period,
+  reporting: apart,
+  presenceMs: period,
   lookupRetryMs: period,
   holdOnRefusedToken: boolean,
   seed: expect('a number', (v) => typeof v === 'number' && isFinite(v)),
@@ -210,6 +231,14 @@ const ACTUATOR: Record<string, Check> = Object.freeze({
   handle: required(fn),
   applyCurrent: boolean,
   timeoutMs: period,
+});
+const REPORT: Record<keyof ReportConfig, Check> = Object.freeze({
+  resource: required(positiveInteger),
+  deadband: nonNegative,
+  deadbandPercent: expect('a number in [0, 100]', (v) => typeof v === 'number' && v >= 0 && v <= 100),
+  minIntervalMs: nonNegative,
+  heartbeatMs: period,
+  aggregate: expect('"mean", "min" or "max"', (v) => v === 'mean' || v === 'min' || v === 'max'),
 });
 const UPLINK: Record<keyof UplinkConfig, Check> = Object.freeze({
   batch: (v) => positiveInteger(v) ?? ((v as number) > LIMITS.maxBatchElements ? 'expected at most ' + LIMITS.maxBatchElements + ', got ' + v : null),
@@ -235,9 +264,37 @@ export function checkConfig(config: unknown): AgentConfig {
   checkFields(config, '', TOP, problems);
   checkList(config.sensors, 'sensors', SENSOR, problems);
   checkList(config.actuators, 'actuators', ACTUATOR, problems);
+  checkList(config.reporting, 'reporting', REPORT, problems);
+  checkRules(config, problems);
   if (config.uplink !== undefined) checkObject(config.uplink, 'uplink', UPLINK, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as AgentConfig;
+}
+
+/**
+ * The problems of one report-by-exception rule's settings (its fields but `resource`), each prefixed with
+ * `prefix`: for the files that carry rules per resource (the simulator's and the gateway's configs).
+ */
+export function reportProblems(settings: unknown, prefix: string): string[] {
+  const problems: string[] = [];
+  const { resource: _resource, ...fields } = REPORT;
+  checkObject(settings, prefix.replace(/\.$/, ''), fields, problems);
+  return problems;
+}
+
+/** Each report rule names a configured resource, once. */
+function checkRules(config: Record<string, unknown>, problems: string[]): void {
+  if (!Array.isArray(config.reporting)) return;
+  const ids = new Set<unknown>();
+  for (const list of [config.sensors, config.actuators]) if (Array.isArray(list)) for (const x of list) if (isRecord(x)) ids.add(x.resource);
+  if (Array.isArray(config.resources)) for (const id of config.resources) ids.add(id);
+  const seen = new Set<unknown>();
+  config.reporting.forEach((rule: unknown, i: number) => {
+    if (!isRecord(rule) || rule.resource === undefined) return;
+    if (!ids.has(rule.resource)) problems.push('reporting[' + i + '].resource: ' + String(rule.resource) + ' is not a configured resource (a sensor, an actuator or `resources`)');
+    else if (seen.has(rule.resource)) problems.push('reporting[' + i + '].resource: ' + String(rule.resource) + ' has a rule already');
+    seen.add(rule.resource);
+  });
 }
 
 /** The uplink settings with defaults filled in (after `checkConfig`). */
@@ -255,9 +312,12 @@ function checkObject(v: unknown, name: string, fields: Record<string, Check>, pr
   else problems.push(name + ': expected an object, got ' + describe(v));
 }
 
+/** Keys that were renamed, with their new names: a configuration that still uses one is told so. */
+const RENAMED: Readonly<Record<string, string>> = Object.freeze({ keepAliveMs: 'presenceMs' });
+
 function checkFields(record: Record<string, unknown>, prefix: string, fields: Record<string, Check>, problems: string[]): void {
   for (const key of Object.keys(record)) {
-    if (!(key in fields)) problems.push(prefix + key + ': unknown key');
+    if (!(key in fields)) problems.push(prefix + key + (prefix === '' && key in RENAMED ? ': renamed ' + RENAMED[key] : ': unknown key'));
   }
   for (const key in fields) {
     const problem = fields[key](record[key]);

@@ -4,8 +4,6 @@ export interface Counters {
   sent: number;
   /** Operation-4 requests that were answered with success. */
   batches: number;
-  /** HTTP requests made, of every kind (counted where the client hands them to the host). */
-  requests: number;
   /** Transient failures that were retried. */
   retries: number;
   /** Readings refused before queuing: a read that threw, a non-finite number, an object, a broken restriction. */
@@ -37,7 +35,7 @@ export interface Counters {
 
 export function createCounters(): Counters {
   return {
-    sent: 0, batches: 0, requests: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
+    sent: 0, batches: 0, retries: 0, rejectedInvalid: 0, setAside: 0,
     ambiguous: 0, reconciled: 0, unresolved: 0, commands: 0, commandErrors: 0, storageErrors: 0, undated: 0, lastError: null,
   };
 }

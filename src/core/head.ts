@@ -1,31 +1,23 @@
 // The head of the queue: the batch the uplink works on and what is known about it, in one explicit
 // state (docs/architecture.md, "The head of the queue"), and the one owner of delivery state: the
 // attempt count behind the backoff, when the next request may go, whether that wait is firm, when a
-// read-back can rule a batch out, and the queue's lock. It holds the lock over every sample it reasons
-// about (a batch out, a batch whose outcome is unknown, the range a refused element hides in), so that
-// an overflow eviction, which takes only unlocked samples, cannot move what an index points at. What
-// came back changes it only through `apply`, by a rule of RULES (rules.ts); the uplink carries out the
-// decision apply returns.
-//
-//   idle       nothing known; the next batch goes from `at` on (backoff, or at once)
-//   sending    the first `count` samples are out in one request
-//   unknown    the first `count` samples went out and may be stored: they are read back from `at` on
-//   isolating  the service refused one of the first `count` samples: the one at `bad`, or one the
-//              halves find (bisection); prefixes go until it is pinned down and set aside
-//   paused     the service refused the request as a whole (a refused token, a redirect): nothing before `at`
+// read-back can rule a batch out, whether stop() drains, and the queue's lock. It holds the lock over
+// every sample it reasons about (a batch out, a batch whose outcome is unknown, the range a refused
+// element hides in), so that an overflow eviction, which takes only unlocked samples, cannot move what
+// an index points at. Every change of it is one row of RULES (rules.ts), for an answer or for one of
+// the agent's own moves, applied column by column in `apply`; the uplink carries out the step.
 import type { Host } from './host';
 import type { SampleQueue } from './queue';
-import type { Outcome, Rule, Step } from './rules';
+import type { EngineEvent, Outcome, Rule, State, Wait } from './rules';
+import { ruleFor } from './rules';
+import type { UplinkConfig } from './config';
+import { settleMs } from './config';
 import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
+import type { Ladder } from './backoff';
 import { BatchBody } from './batch-body';
 
-export type State = 'idle' | 'sending' | 'unknown' | 'isolating' | 'paused';
-
-/** What came back, classified (outcomes.ts), with what the rules need of it. */
-export interface Came {
-  outcome: Outcome;
-  /** The samples the request carried (a batch, or the batch read back). */
-  n: number;
+/** What an answer brings beyond its outcome (outcomes.ts), as far as the rules need it. */
+export interface Answer {
   /** `refused element`, `gone`: the index of the element the service named. */
   element: number;
   /** `throttled`: the service's Retry-After in ms. */
@@ -34,28 +26,24 @@ export interface Came {
   reason: string;
 }
 
-/** The clock and the settings a rule's wait needs. */
-export interface Timing {
-  now: number;
-  /** A draw from [0, 1): the jitter of this attempt's backoff. */
-  draw: number;
-  backoffBaseMs: number;
-  backoffCapMs: number;
-  /** After a timeout, how long before a read-back can rule out that the service still stores the batch. */
-  settleMs: number;
-  authRetryMs: number;
-  /** stop() drains: a read-back goes at once (and decides only "stored" or "undecided"). */
-  draining: boolean;
+/** What the uplink carries out after an answer: the rule, on the `n` samples the request carried. */
+export interface Decision {
+  rule: Rule;
+  outcome: Outcome;
+  from: State;
+  n: number;
+  /** `pause`: the head was paused for the same outcome before this try. */
+  again: boolean;
 }
 
-/** What the uplink must do after an answer: the rule's step on the `came.n` samples, and the rule's counts. */
-export type Decision = { rule: Rule; came: Came; from: State } & (
-  | { step: 'acknowledge' | 'isolate' | 'gone' }
-  | { step: 'halve'; limit: number }
-  | { step: 'read back' | 'read again' | 'back off' | 'send again'; at: number }
-  /** `again`: the head was paused for the same outcome before this try. */
-  | { step: 'pause'; at: number; again: boolean }
-);
+const NO_ANSWER: Answer = Object.freeze({ element: -1, retryAfterMs: -1, reason: '' });
+
+export interface HeadParts {
+  queue: SampleQueue;
+  settings: UplinkConfig;
+  /** Batches carry their samples' ages, by this clock (`uplink.sendAge`); null: they do not. */
+  clock: Pick<Host, 'now'> | null;
+}
 
 export class Head {
   state: State = 'idle';
@@ -65,14 +53,18 @@ export class Head {
   bad = -1;
   /** Isolating: why the service refused it. */
   reason = '';
+  /** The samples of the request whose answer comes next: the batch sent, or read back. */
+  out = 0;
   /** No request before this time. */
   at = 0;
   /** `at` holds for flush() and stop() too: Retry-After, a pause. */
   firm = false;
-  /** The outcome behind the last rule applied: why the head pauses, or waits. */
+  /** The outcome behind the last answer: why the head pauses, or waits. */
   why: Outcome = 'acknowledged';
   /** A request failed and nothing was acknowledged since: the next one goes as soon as `at` allows. */
   retrying = false;
+  /** stop() drains: the queue goes as soon as `at` allows, a read-back at once. */
+  draining = false;
   /** Unknown: a read-back made from this time on can rule out that the service still stores the batch. */
   settledAt = 0;
   /** Backoff waits drawn since the last success: the exponent of the next one. */
@@ -82,12 +74,22 @@ export class Head {
   /** Current batch size: the configured one, halved by every 413. */
   limit: number;
 
+  private readonly queue: SampleQueue;
   private readonly body: BatchBody;
+  private readonly ladder: Ladder;
+  private readonly settleMs: number;
+  private readonly authRetryMs: number;
+  private readonly startJitterMs: number;
 
-  /** `clock`: batches carry their samples' ages, by this clock (`uplink.sendAge`). */
-  constructor(private readonly queue: SampleQueue, batch: number, clock: Pick<Host, 'now'> | null) {
-    this.limit = batch;
-    this.body = new BatchBody(queue, clock);
+  constructor(parts: HeadParts) {
+    const s = parts.settings;
+    this.queue = parts.queue;
+    this.body = new BatchBody(parts.queue, parts.clock);
+    this.limit = s.batch;
+    this.ladder = { baseMs: s.backoffBaseMs, capMs: s.backoffCapMs };
+    this.settleMs = settleMs(s);
+    this.authRetryMs = s.authRetryMs;
+    this.startJitterMs = s.startJitterMs;
   }
 
   /** Paused because the token was refused. */
@@ -98,6 +100,14 @@ export class Head {
   /** Isolation has pinned the refused element down to the first sample: set it aside without sending it again. */
   get pinned(): boolean {
     return this.state === 'isolating' && (this.bad === 0 || (this.bad < 0 && this.count === 1));
+  }
+
+  /**
+   * The next request goes as soon as `at` allows, not when a flush falls due: a batch is out, unknown,
+   * isolated or paused, a request failed since the last success, or stop() drains.
+   */
+  get eager(): boolean {
+    return this.state !== 'idle' || this.retrying || this.draining;
   }
 
   /** A read-back made now can decide "not stored". */
@@ -111,132 +121,145 @@ export class Head {
     return Math.min(this.queue.length, this.limit);
   }
 
-  /** The first flush after start: not before `at` (the start jitter), nor before a restored batch's wait (unreadable: a backoff). */
-  start(at: number): void {
-    this.at = Math.max(this.at, at);
+  /** The first flush after start: not before the start jitter (`draw` of `startJitterMs`), nor a restored batch's wait. */
+  begin(now: number, draw: number): void {
+    this.apply('begin', 0, NO_ANSWER, now, draw);
   }
 
   /**
    * The first `n` samples were out in a request when the last run ended (durable storage kept the batch):
    * they are as a batch just sent, whose answer the rules then take as unknown.
    */
-  resume(n: number): void {
-    this.enter('sending', n);
+  resume(n: number, now: number): void {
+    this.apply('resume', n, NO_ANSWER, now, 0);
   }
 
-  /** The first `n` samples go out: their body, locked. */
-  send(n: number): string {
-    if (this.state !== 'isolating') this.enter('sending', n);
+  /** The first `n` samples go out (the whole batch, or a prefix or half of an isolation): their body, locked. */
+  send(n: number, now: number): string {
+    this.apply('send', n, NO_ANSWER, now, 0);
     return this.body.take(n);
   }
 
-  /** The pinned sample leaves without being stored (set aside), or a gone resource's at the head (idle or paused: it holds nothing). */
-  dropFirst(): void {
-    this.queue.shift(1);
-    if (this.state === 'isolating') this.enter('idle', 0);
+  /** The first sample leaves without being stored: the pinned refused one, or a gone resource's (idle or paused). */
+  dropFirst(now: number): void {
+    this.apply('drop first', 1, NO_ANSWER, now, 0);
   }
 
   /**
-   * flush() or stop() asks: a backoff or a read-back's wait ends now (a read-back made early decides
-   * "stored" or "undecided", never "not stored": `settledAt` stays); a firm wait stays, but for
-   * `evenFirm` (stop() while paused tries once at once).
+   * flush() asks: a backoff or a read-back's wait ends now (a read-back made early decides "stored" or
+   * "undecided", never "not stored": `settledAt` stays); a firm wait stays.
    */
-  hurry(now: number, evenFirm: boolean): void {
-    if ((evenFirm || !this.firm) && this.at > now) this.at = now;
+  hurry(now: number): void {
+    this.apply('hurry', 0, NO_ANSWER, now, 0);
   }
 
-  /** Applies `rule` to what came back: the one change of the head after an answer. */
-  apply(rule: Rule, came: Came, t: Timing): Decision {
-    const from = this.state;
-    const n = came.n;
+  /** stop() asks: as flush(), and while paused it tries once at once; from now on a read-back goes at once. */
+  drain(now: number): void {
+    this.apply('drain', 0, NO_ANSWER, now, 0);
+  }
+
+  /** What came back for the request out: the one change of the head after an answer. `draw`: this attempt's jitter. */
+  answer(outcome: Outcome, answer: Answer, now: number, draw: number): Decision {
     // Only a read made once the service had time to finish can rule the batch out (hole 1 of issue 22).
-    if (came.outcome === 'read not stored' && !this.settled(t.now)) throw new Error('delivery: a read-back made before ' + this.settledAt + ' decided "not stored"');
+    if (outcome === 'read not stored' && !this.settled(now)) throw new Error('delivery: a read-back made before ' + this.settledAt + ' decided "not stored"');
+    const from = this.state;
+    const n = this.out;
+    const rule = this.apply(outcome, n, answer, now, draw);
+    const again = this.why === outcome;
+    this.why = outcome;
+    return { rule, outcome, from, n, again };
+  }
+
+  /** The row of RULES for `event` in this state, applied column by column; `n`: the samples the event concerns. */
+  private apply(event: EngineEvent, n: number, answer: Answer, now: number, draw: number): Rule {
+    const rule = ruleFor(this.state, event);
     if (rule.attempt === 'reset') {
       this.attempt = 0;
       this.failingSince = -1;
     } else if (rule.fails && this.failingSince < 0) {
-      this.failingSince = t.now;
+      this.failingSince = now;
     }
-    let at = t.now;
-    if (rule.wait === 'backoff' || rule.wait === 'retry-after') {
-      // The ceiling doubles per attempt, but never passes how long the failing has lasted: after an
-      // outage of N s the next try comes within max(base, min(cap, N)) of its end (docs/architecture.md).
-      const lasted = Math.max(t.backoffBaseMs, t.now - this.failingSince);
-      at += backoffDelay(this.attempt, t.backoffBaseMs, Math.min(t.backoffCapMs, lasted), () => t.draw);
-      if (rule.wait === 'retry-after') at = Math.max(at, t.now + Math.min(came.retryAfterMs, MAX_RETRY_AFTER_MS));
-    } else if (rule.wait === 'settle') {
-      at += t.settleMs;
-    } else if (rule.wait === 'auth') {
-      at += t.authRetryMs;
-    }
+    if (rule.drains) this.draining = true;
+    this.wait(rule.wait, answer, now, draw);
     if (rule.attempt === 'raise') this.attempt++;
-    const before = this.why;
-    this.why = came.outcome;
-    if (rule.step !== 'acknowledge' && rule.step !== 'isolate' && rule.step !== 'gone') this.retrying = true;
-    const step: Step = rule.step;
-    switch (step) {
-      case 'acknowledge':
-        this.queue.shift(n);
-        // A prefix before the refused element went through: it is in the rest.
-        if (rule.to === 'isolating' && this.count > n) {
-          this.count -= n;
-          if (this.bad > 0) this.bad -= n;
-        } else {
-          this.enter('idle', 0);
-        }
-        this.at = 0;
-        this.retrying = false;
-        return { step, rule, came, from };
-      case 'gone':
-        // The resource's samples wait while it is looked up (vanished.ts); the rest goes on.
-        this.enter('idle', 0);
-        this.at = 0;
-        return { step, rule, came, from };
-      case 'isolate': {
-        const named = came.outcome !== 'refused unnamed';
-        if (named && !(came.element >= 0 && came.element < n)) throw new Error('delivery: element ' + came.element + ' refused in a batch of ' + n);
-        this.enter('isolating', named ? came.element + 1 : n);
-        this.bad = named ? came.element : -1;
-        this.reason = came.reason;
-        this.at = 0;
-        return { step, rule, came, from };
+    if (rule.retrying !== 'keep') this.retrying = rule.retrying === 'set';
+    // What the step does to the head's own data; the rest of it is the uplink's to carry out.
+    if (rule.step === 'acknowledge') this.queue.shift(n);
+    else if (rule.step === 'set aside') this.queue.shift(1);
+    else if (rule.step === 'halve') this.limit = Math.max(1, Math.floor(n / 2));
+    else if (rule.step === 'read back') this.settledAt = now + (rule.wait === 'settle' ? this.settleMs : 0);
+    else if (rule.step === 'send') this.out = n;
+    this.hold(rule, event, n, answer);
+    this.state = rule.to;
+    this.queue.lock(this.count);
+    return rule;
+  }
+
+  /** The `holds` column: which samples the head holds in its next state. */
+  private hold(rule: Rule, event: EngineEvent, n: number, answer: Answer): void {
+    switch (rule.holds) {
+      case 'none':
+        this.count = 0;
+        this.bad = -1;
+        break;
+      case 'batch':
+        this.count = n;
+        this.out = n;
+        this.bad = -1;
+        break;
+      case 'named': {
+        const named = event !== 'refused unnamed';
+        if (named && !(answer.element >= 0 && answer.element < n)) throw new Error('delivery: element ' + answer.element + ' refused in a batch of ' + n);
+        this.count = named ? answer.element + 1 : n;
+        this.bad = named ? answer.element : -1;
+        this.reason = answer.reason;
+        break;
       }
-      case 'halve':
-        this.limit = Math.max(1, Math.floor(n / 2));
-        this.wait(rule.to, at, false);
-        return { step, rule, came, from, limit: this.limit };
-      case 'read back':
-        this.enter('unknown', n);
-        this.settledAt = at;
-        // stop() does not wait out the read-back's window; what the early read cannot decide goes again, counted.
-        this.at = t.draining ? t.now : at;
-        return { step, rule, came, from, at: this.at };
-      case 'read again':
-        this.at = at;
-        return { step, rule, came, from, at };
-      case 'pause':
-        this.enter('paused', 0);
-        this.at = at;
-        this.firm = true;
-        return { step, rule, came, from, at, again: before === came.outcome };
-      default:
-        // back off, send again: an isolation goes on after the wait; anything else starts over.
-        this.wait(from === 'isolating' && rule.to === 'isolating' ? 'isolating' : 'idle', at, rule.wait === 'retry-after');
-        return { step, rule, came, from, at };
+      case 'rest':
+        // A prefix before the refused element went through: it is in the rest.
+        this.count -= n;
+        if (this.bad > 0) this.bad -= n;
+        break;
+      case 'same':
+        break;
     }
   }
 
-  private wait(to: State, at: number, firm: boolean): void {
-    if (to !== 'isolating') this.enter('idle', 0);
-    this.at = at;
-    this.firm = firm;
-  }
-
-  private enter(state: State, count: number): void {
-    this.state = state;
-    this.count = count;
-    this.bad = -1;
-    this.firm = false;
-    this.queue.lock(count);
+  /** The `wait` column: `at`, and whether it is firm. */
+  private wait(wait: Wait, answer: Answer, now: number, draw: number): void {
+    switch (wait) {
+      case 'now':
+        this.at = now;
+        this.firm = false;
+        break;
+      case 'backoff':
+        this.at = now + backoffDelay(this.ladder, this.attempt, now - this.failingSince, draw);
+        this.firm = false;
+        break;
+      case 'retry-after':
+        this.at = now + Math.max(backoffDelay(this.ladder, this.attempt, now - this.failingSince, draw), Math.min(answer.retryAfterMs, MAX_RETRY_AFTER_MS));
+        this.firm = true;
+        break;
+      case 'settle':
+        // stop() does not wait out the read-back's window; what the early read cannot decide goes again, counted.
+        this.at = this.draining ? now : now + this.settleMs;
+        this.firm = false;
+        break;
+      case 'auth':
+        this.at = now + this.authRetryMs;
+        this.firm = true;
+        break;
+      case 'start':
+        this.at = Math.max(this.at, now + Math.floor(draw * this.startJitterMs));
+        break;
+      case 'ends':
+        if (!this.firm && this.at > now) this.at = now;
+        break;
+      case 'ends, even firm':
+        if (this.at > now) this.at = now;
+        break;
+      case 'as before':
+        break;
+    }
   }
 }

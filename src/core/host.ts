@@ -15,8 +15,10 @@ export interface HttpRequest {
   /**
    * The most answer bytes the core will look at: the largest answer this request can honestly
    * produce, with room to spare. An adapter never reads more and never allocates from a length the
-   * peer sends: an answer longer than this is a garbled answer, reported as
-   * `{ kind: 'network', maybeDelivered: true }` (the request was written) with the connection dropped.
+   * peer sends; what is beyond is dropped with the connection. A 2xx answer longer than this is a
+   * garbled answer, reported as `{ kind: 'network', maybeDelivered: true }` (the request was written).
+   * Any other status is that status whatever the length of its body (the status line came first: a
+   * proxy's 5 MB error page is a 503): a `response` whose body is the first bytes, up to this many.
    */
   maxResponseBytes: number;
 }
@@ -45,6 +47,9 @@ export type HttpResult =
 export type TimerHandle = unknown;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Where log lines go: the host's sink, and each part of the agent's way to it. */
+export type Log = (level: LogLevel, message: string) => void;
 
 export type SampleValue = number | boolean | string;
 

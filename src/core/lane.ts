@@ -1,7 +1,8 @@
-// One request at a time: the uplink, command polls, keep-alive reads, lookups all share this lane. On a
+// One request at a time: the uplink, command polls, presence reads, lookups all share this lane. On a
 // device each open request costs a socket and, with TLS, a handshake's worth of memory. The lane takes
 // turns: after a job ran, every other wanted job runs before it runs again, so a saturated uplink cannot
-// starve command polls, nor polls the uplink.
+// starve command polls, nor polls the uplink. A job is given the lane to ask for its turn, and the lane
+// runs it: the one tie both ways among the agent's parts, a scheduler's.
 
 /** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
 export interface Job {
@@ -11,6 +12,8 @@ export interface Job {
 }
 
 export class Lane {
+  /** The jobs, in the order of their turns. */
+  private jobs: readonly Job[] = [];
   private busy = false;
   /** Where the search for the next wanted job starts: just after the job that ran last. */
   private next = 0;
@@ -19,13 +22,16 @@ export class Lane {
     this.kick();
   };
 
-  /** @param jobs the order of turns. */
-  constructor(private readonly jobs: Job[]) {}
+  /** The jobs this lane serves, in the order of their turns; given once, before any asks for one. */
+  serve(jobs: readonly Job[]): void {
+    this.jobs = jobs;
+  }
 
   get idle(): boolean {
     return !this.busy;
   }
 
+  /** `job` wants a turn. */
   want(job: Job): void {
     job.wanted = true;
     this.kick();

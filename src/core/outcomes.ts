@@ -8,9 +8,11 @@ export const STORED = 0, NOT_STORED = 1, UNDECIDED = 2;
 
 /**
  * A batch of `n`: `answered` (the service stored it), else its error (null: a fault of the host
- * adapter, no FeedError); `readable`: a read-back can decide what became of it.
+ * adapter, no FeedError); `readable`: a read-back can decide what became of it; `mayBeGone`: the
+ * resource of the element a 404 names may be gone (it is the agent's, and no lookup found it within the
+ * last minute: vanished.ts), else the 404 refuses the element.
  */
-export function batchOutcome(n: number, answered: boolean, e: FeedError | null, readable: boolean): Outcome {
+export function classifyBatch(n: number, answered: boolean, e: FeedError | null, readable: boolean, mayBeGone: boolean): Outcome {
   if (answered) return 'acknowledged';
   if (e === null) return 'host fault';
   const status = e.kind === 'http' ? e.status : 0;
@@ -18,7 +20,7 @@ export function batchOutcome(n: number, answered: boolean, e: FeedError | null, 
   if (status === 400 || status === 404 || status === 422) {
     const i = e.elementIndex;
     if (i < 0 || i >= n) return 'refused unnamed';
-    return status === 404 ? 'gone' : 'refused element';
+    return status === 404 && mayBeGone ? 'gone' : 'refused element';
   }
   if (e.retryable) {
     if (!e.maybeDelivered) return e.retryAfterMs >= 0 ? 'throttled' : 'transient';
@@ -36,7 +38,7 @@ export function batchOutcome(n: number, answered: boolean, e: FeedError | null, 
  * A read-back: its verdict when the service answered, else its error (null: a fault of the host).
  * `settled`: the read went once the service had had time to finish; an early read never decides "not stored".
  */
-export function readOutcome(answered: boolean, verdict: number, e: FeedError | null, settled: boolean): Outcome {
+export function classifyReadBack(answered: boolean, verdict: number, e: FeedError | null, settled: boolean): Outcome {
   if (answered) return verdict === STORED ? 'read stored' : verdict === NOT_STORED && settled ? 'read not stored' : 'read undecided';
   if (e === null) return 'host fault';
   // A read that never reached the service is tried again; one that reached it and failed gives up.

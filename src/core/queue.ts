@@ -13,12 +13,12 @@
 import type { Host, SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
-export type Overflow = 'drop-oldest' | 'drop-newest';
+export type OverflowPolicy = 'drop-oldest' | 'drop-newest';
 
 export interface QueueOptions {
   /** Samples the ring holds (integer ≥ 1). */
   capacity: number;
-  overflow: Overflow;
+  overflow: OverflowPolicy;
   /** Bytes of the string pool (integer ≥ 0); no string longer than this can be queued. */
   stringBytes: number;
   /** Keep a sequence number per sample (durable storage). */

@@ -18,9 +18,17 @@
 import type { FeedClient } from './client';
 import type { InFlight } from './host';
 import type { SampleQueue } from './queue';
+import type { State } from './rules';
 import { NOT_STORED, STORED, UNDECIDED } from './outcomes';
 import { rawData } from './validate';
 import type { CreatedFeed, Feed, Resource } from './wire';
+
+export interface ReconcilerParts {
+  /** The resources only this agent writes; none: reconciliation is off, every batch whose outcome is unknown is sent again unread. */
+  ids: readonly number[];
+  /** The head of the queue: while its batch's outcome is unknown, the baselines stay what they were before its request. */
+  head: { readonly state: State };
+}
 
 export class Reconciler {
   /** False once the service answered in the `{success, failed}` form: it may store part of a batch. */
@@ -30,14 +38,12 @@ export class Reconciler {
   /** Per resource of `ids`: the newest id_resource_feed the agent has seen; 0 for none, -1 while unknown. */
   private readonly lastIds: Float64Array;
 
-  /**
-   * `ids`: the resources only this agent writes (none: reconciliation is off, every batch whose outcome
-   * is unknown is sent again unread). `pending`: a batch's outcome is unknown (the head's state), so its
-   * baselines stay what they were before its request.
-   */
-  constructor(ids: readonly number[], private readonly pending: () => boolean) {
-    this.ids = new Uint32Array(ids);
-    this.lastIds = new Float64Array(ids.length).fill(-1);
+  private readonly head: { readonly state: State };
+
+  constructor(parts: ReconcilerParts) {
+    this.ids = new Uint32Array(parts.ids);
+    this.lastIds = new Float64Array(parts.ids.length).fill(-1);
+    this.head = parts.head;
   }
 
   /** The start-up lookup's answer: each resource's `id_last_feed`. */
@@ -129,7 +135,7 @@ export class Reconciler {
 
   private saw(resource: number, id: number): void {
     const i = this.ids.indexOf(resource);
-    if (i >= 0 && id > this.lastIds[i] && !this.pending()) this.lastIds[i] = id;
+    if (i >= 0 && id > this.lastIds[i] && this.head.state !== 'unknown') this.lastIds[i] = id;
   }
 }
 

@@ -2,6 +2,7 @@
 // lifetimes), checked against the configuration, and used to validate samples and parse commands.
 import type { SampleValue } from './host';
 import type { FeedClient } from './client';
+import type { SampleQueue } from './queue';
 import { FeedError } from './errors';
 import type { Restriction } from './validate';
 import { compileRestriction, isBinarySubtype, numericValue } from './validate';
@@ -35,6 +36,8 @@ export interface Known {
   binary: boolean;
   /** The service says the resource is gone (vanished.ts): its samples are set aside at intake. */
   gone: boolean;
+  /** Its report-by-exception rule (report.ts), or -1: every sample is queued. A rule shuts the fast lane. */
+  report: number;
 }
 
 export class Resources {
@@ -44,8 +47,10 @@ export class Resources {
   shortestLifetimeMin = 0;
   private open = false;
 
-  constructor(readonly ids: readonly number[], tag: (resource: number) => number) {
-    for (const id of ids) this.byId[id] = { lo: Infinity, hi: -Infinity, tag: tag(id), restriction: undefined, binary: false, gone: false };
+  /** `queue`: gives each resource its tag; `ruled`: the resources with a report-by-exception rule, in the rules' order. */
+  constructor(readonly ids: readonly number[], queue: Pick<SampleQueue, 'numberTag'>, ruled: ArrayLike<number>) {
+    for (const id of ids) this.byId[id] = { lo: Infinity, hi: -Infinity, tag: queue.numberTag(id), restriction: undefined, binary: false, gone: false, report: -1 };
+    for (let i = 0; i < ruled.length; i++) this.byId[ruled[i]].report = i;
   }
 
   /** Opens the fast lane of every resource whose numbers need only a range check, or shuts them all. */
@@ -54,7 +59,7 @@ export class Resources {
     for (const id of this.ids) {
       const known = this.byId[id];
       const r = known.restriction;
-      const shut = !open || known.tag < 0 || known.gone || (r && r.regex !== null);
+      const shut = !open || known.tag < 0 || known.gone || known.report >= 0 || (r && r.regex !== null);
       // Without a known restriction a number needs only to be finite: ±MAX_VALUE rules out the rest.
       known.lo = shut ? Infinity : r ? r.begin : -Number.MAX_VALUE;
       known.hi = shut ? -Infinity : r ? r.end : Number.MAX_VALUE;

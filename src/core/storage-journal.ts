@@ -8,15 +8,28 @@
 // With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest
 // samples, and once it is full, or while older samples wait in storage only, an accepted sample goes to
 // storage alone. Nothing is dropped then until storage reaches its bound.
-import type { InFlight, LogLevel, QueueStorage, SampleValue, StoredVisit } from './host';
+import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from './host';
 import type { Counters } from './counters';
 import { errorText } from './errors';
 import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE } from './queue';
-import type { Overflow, SampleQueue } from './queue';
+import type { OverflowPolicy, SampleQueue } from './queue';
 import type { Reconciler } from './reconcile';
 
 /** `take`'s result beside the queue's: the sample went to the backlog in storage. */
 export const SPILLED = 4;
+
+export interface StorageJournalParts {
+  /** The host's durable storage; undefined: none, the journal keeps only its counts. */
+  storage: QueueStorage | undefined;
+  queue: SampleQueue;
+  overflow: OverflowPolicy;
+  counters: Counters;
+  log: Log;
+  /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
+  head: { readonly retrying: boolean };
+  /** Gives the baselines a batch's read-back would need, kept with the batch about to go. */
+  reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+}
 
 export class StorageJournal {
   /** The sequence number the next accepted sample takes; they matter to durable storage only. */
@@ -55,18 +68,24 @@ export class StorageJournal {
   /** A backlog that refused a sample at its bound says so once until it takes one again. */
   private full = false;
 
-  constructor(
-    private readonly storage: QueueStorage | undefined,
-    private readonly queue: SampleQueue,
-    overflow: Overflow,
-    private readonly counters: Counters,
-    private readonly log: (level: LogLevel, message: string) => void,
-    /** A request failed and none was acknowledged since: storage that writes when needed writes. */
-    private readonly failing: () => boolean,
-  ) {
+  private readonly storage: QueueStorage | undefined;
+  private readonly queue: SampleQueue;
+  private readonly counters: Counters;
+  private readonly log: Log;
+  private readonly head: { readonly retrying: boolean };
+  private readonly reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+
+  constructor(parts: StorageJournalParts) {
+    const storage = parts.storage;
+    this.storage = storage;
+    this.queue = parts.queue;
+    this.counters = parts.counters;
+    this.log = parts.log;
+    this.head = parts.head;
+    this.reconciler = parts.reconciler;
     this.spillEvery = storage?.spillEvery ?? 0;
     this.holdsBacklog = storage?.read !== undefined;
-    this.dropOldest = overflow === 'drop-oldest';
+    this.dropOldest = parts.overflow === 'drop-oldest';
     this.intoWindow = (seq, resource, value, at) => {
       const q = this.queue;
       if (!q.fits(value)) return false;
@@ -173,7 +192,8 @@ export class StorageJournal {
    * An operation-4 request carrying the first `n` queued samples is about to go out: storage that can
    * keep it records the batch and the baselines its read-back would need (one write per batch).
    */
-  sending(n: number, reconciler: Reconciler): void {
+  sending(n: number): void {
+    const reconciler = this.reconciler;
     const storage = this.storage;
     if (storage?.sending === undefined) return;
     const q = this.queue;
@@ -252,7 +272,7 @@ export class StorageJournal {
         this.lastStoredSeq = seq;
       }
       if (evicted) this.checkpoint();
-    } else if (this.failing() && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
+    } else if (this.head.retrying && this.queue.end >= this.nextSpillAt && this.queue.end - this.unstoredFrom() >= this.spillEvery) {
       this.persist();
     }
   }

@@ -1,123 +1,101 @@
 // Sends the queue through operation 4. What is known about the batch at the head of the queue is the
-// head's (head.ts), and every change to it after an answer follows one rule of RULES (rules.ts); this is
-// the mechanism around them: it names what came back (outcomes.ts), hands the rule to the head, and
-// carries out the decision the head returns (counts, reports, set-asides), with one timer, the lane,
-// flush()'s waiters and stop()'s drain. A batch leaves the queue only when the service acknowledged it,
-// when a read-back showed it stored, or when one bad element is isolated and set aside; everything else
-// stays and is tried again. Delivery is at-least-once: only a request whose outcome is unknown can lead
-// to a duplicate; such a batch is read back before it is sent again (reconcile.ts), and what that cannot
-// decide is counted as unresolved.
-import type { Host, SampleValue } from './host';
+// head's (head.ts), and every change to it is one row of RULES (rules.ts); this is the mechanism around
+// them: it names what came back (outcomes.ts), hands it to the head, and carries out the step of the
+// row (counts, reports, set-asides), with one timer, its turn in the lane, and flush()'s waiters. It
+// also makes the lookups of a resource the service says is gone (vanished.ts), whose samples it holds.
+// A batch leaves the queue only when the service acknowledged it, when a read-back showed it stored,
+// or when one bad element is isolated and set aside; everything else stays and is tried again.
+// Delivery is at-least-once: only a request whose outcome is unknown can lead to a duplicate; such a
+// batch is read back before it is sent again (reconcile.ts), and what that cannot decide is counted as
+// unresolved.
+import type { Host, Log } from './host';
 import { Alarm } from './alarm';
 import type { UplinkConfig } from './config';
-import { settleMs } from './config';
-import type { BatchOutcome, FeedClient } from './client';
+import type { BatchAnswer, FeedClient } from './client';
 import type { Counters } from './counters';
-import type { Job } from './lane';
+import type { Head, Decision } from './head';
+import type { Job, Lane } from './lane';
+import type { Presence } from './presence';
 import type { SampleQueue } from './queue';
-import { FeedError, errorText } from './errors';
 import type { Reconciler } from './reconcile';
+import type { Outcome } from './rules';
+import type { SetAsides } from './set-aside';
+import type { StorageJournal } from './storage-journal';
 import type { Vanished } from './vanished';
-import { Head } from './head';
-import type { Came, Decision, Timing } from './head';
-import { batchOutcome, readOutcome } from './outcomes';
-import { ruleFor } from './rules';
-
-export interface UplinkEvents {
-  /** A sample left the queue without being stored; `quiet`: the reason was reported once already. */
-  setAside(resource: number, value: SampleValue, reason: string, quiet: boolean): void;
-  /** Samples left the head of the queue: the durable log may be checkpointed. */
-  departed(): void;
-  /** The first `n` samples go out in an operation-4 request: durable storage may keep that. */
-  sending(n: number): void;
-  /** A non-silent authenticated request reached the service. */
-  presence(): void;
-  report(level: 'warn' | 'error' | 'info' | 'debug', message: string): void;
-}
+import { FeedError, errorText } from './errors';
+import { classifyBatch, classifyReadBack } from './outcomes';
 
 /** What the uplink works with. */
 export interface UplinkParts {
   host: Host;
   client: FeedClient;
   queue: SampleQueue;
-  /** The samples waiting in storage only, beyond the queue in memory: they read in as samples depart. */
-  journal: { readonly backlog: number };
+  head: Head;
+  /** Durable storage's part: the backlog beyond the queue, departures, the batch about to go. */
+  journal: Pick<StorageJournal, 'backlog' | 'checkpoint' | 'sending'>;
+  reconciler: Reconciler;
+  vanished: Vanished;
+  setAsides: SetAsides;
+  /** Told when a non-silent authenticated request reached the service. */
+  presence: Pick<Presence, 'seen'>;
   settings: UplinkConfig;
   counters: Counters;
   random: () => number;
-  events: UplinkEvents;
-  /** Asks the lane for a turn. */
-  want: () => void;
-  reconciler: Reconciler;
-  vanished: Vanished;
+  lane: Lane;
+  log: Log;
 }
 
 export class Uplink implements Job {
   wanted = false;
-  // Read-only here: the head changes only through its own methods (apply, send, hurry, ...).
-  private readonly head: Readonly<Head>;
   private readonly host: Host;
   private readonly client: FeedClient;
   private readonly queue: SampleQueue;
-  private readonly journal: { readonly backlog: number };
+  // Read-only here: the head changes only by its own moves (answer, send, hurry, ...), each a row of RULES.
+  private readonly head: Readonly<Head>;
+  private readonly journal: Pick<StorageJournal, 'backlog' | 'checkpoint' | 'sending'>;
+  private readonly reconciler: Reconciler;
+  private readonly vanished: Vanished;
+  private readonly setAsides: SetAsides;
+  private readonly presence: Pick<Presence, 'seen'>;
   private readonly settings: UplinkConfig;
   private readonly counters: Counters;
   private readonly random: () => number;
-  private readonly events: UplinkEvents;
-  private readonly want: () => void;
-  private readonly reconciler: Reconciler;
-  private readonly vanished: Vanished;
+  private readonly lane: Lane;
+  private readonly log: Log;
   /** The lane started a run that has not ended: from then until its answer is handled, nothing else is planned. */
   private busy = false;
   private lastSendAt: number;
-  private readonly settleMs: number;
   /** flush() calls: each resolves once the queue's position passed `target`, or false at a failure. */
   private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
-  private draining = false;
   private drained: (() => void) | null = null;
   private idled: (() => void) | null = null;
   private readonly freshStack = Promise.resolve();
   private readonly resourceAt = (i: number): number => this.queue.resourceAt(i);
-  // The timer only wakes the uplink; what is due is decided again. A host's timer may fire a little early
+  // The timers only wake the uplink; what is due is decided again. A host's timer may fire a little early
   // by its clock (Node's count whole milliseconds of the event loop's time, `now()` does not), and a
-  // read-back made before its wait is over cannot rule a batch out.
+  // read-back made before its wait is over cannot rule a batch out. `alarm`: the next request about the
+  // queue; `lookups`: the next lookup of a resource said to be gone.
   private readonly alarm: Alarm;
+  private readonly lookups: Alarm;
 
   constructor(parts: UplinkParts) {
     this.host = parts.host;
     this.client = parts.client;
     this.queue = parts.queue;
+    this.head = parts.head;
     this.journal = parts.journal;
+    this.reconciler = parts.reconciler;
+    this.vanished = parts.vanished;
+    this.setAsides = parts.setAsides;
+    this.presence = parts.presence;
     this.settings = parts.settings;
     this.counters = parts.counters;
     this.random = parts.random;
-    this.events = parts.events;
-    this.want = parts.want;
-    this.reconciler = parts.reconciler;
-    this.vanished = parts.vanished;
-    this.head = new Head(parts.queue, parts.settings.batch, parts.settings.sendAge ? parts.host : null);
+    this.lane = parts.lane;
+    this.log = parts.log;
     this.lastSendAt = parts.host.now();
-    this.settleMs = settleMs(parts.settings);
     this.alarm = new Alarm(parts.host, () => this.schedule());
-  }
-
-  /** The service refuses the token: nothing is sent until `authRetryMs` passed. */
-  get authPaused(): boolean {
-    return this.head.authRefused;
-  }
-
-  get batchLimit(): number {
-    return this.head.limit;
-  }
-
-  /** A request failed and none was acknowledged since (storage that writes when needed writes now). */
-  get failing(): boolean {
-    return this.head.retrying;
-  }
-
-  /** A batch's outcome is unknown: the read-back's baselines stay what they were before its request. */
-  get readingBack(): boolean {
-    return this.head.state === 'unknown';
+    this.lookups = new Alarm(parts.host, () => this.lane.want(this));
   }
 
   /**
@@ -131,26 +109,27 @@ export class Uplink implements Job {
    * read-back can decide goes again, counted unresolved.
    */
   resume(n: number): void {
-    this.head.resume(n);
+    this.head.resume(n, this.host.now());
     const readable = this.reconciler.readable(n, this.queue);
-    if (!readable) this.events.report('warn', 'uplink: ' + n + ' samples were out in a request when the last run ended and cannot be read back: they go again and may arrive twice');
-    this.carryOut(this.decide(readable ? 'unknown after reset' : 'unknown unreadable', n, null), null, null);
+    if (!readable) this.log('warn', 'uplink: ' + n + ' samples were out in a request when the last run ended and cannot be read back: they go again and may arrive twice');
+    this.carryOut(this.decide(readable ? 'unknown after reset' : 'unknown unreadable', null), null, null);
   }
 
   /** Spreads the first flush after start over `startJitterMs`. */
   begin(): void {
     const now = this.host.now();
     this.alarm.begin();
+    this.lookups.begin();
     this.lastSendAt = now;
-    this.head.start(now + Math.floor(this.random() * this.settings.startJitterMs));
+    this.head.begin(now, this.random());
     this.schedule();
   }
 
   /** Stops scheduling; a request in flight still completes (see `whenIdle`). */
   end(): void {
     this.alarm.end();
+    this.lookups.end();
     this.watch();
-    this.draining = false;
     this.settleWaiters(false);
     this.finishDrain();
   }
@@ -176,25 +155,25 @@ export class Uplink implements Job {
     return new Promise((resolve) => {
       // The backlog reads into the queue in order: its newest sample will be at this position.
       this.waiters.push({ target: this.queue.end + this.journal.backlog, resolve });
-      this.head.hurry(now, false);
+      this.head.hurry(now);
       if (!this.busy) this.fire();
     });
   }
 
   /**
    * For stop(): resolves once the queue is empty, riding out transient failures with the usual backoff.
-   * A read-back goes at once, and so does one try while paused; refused again, it gives up.
+   * A read-back goes at once, and so does one try while paused; refused again, it gives up. A resource
+   * suspected gone is still looked up: its samples wait for that.
    */
   drain(): Promise<void> {
-    this.draining = true;
-    this.head.hurry(this.host.now(), this.head.state === 'paused');
+    this.head.drain(this.host.now());
     return new Promise((resolve) => {
       this.drained = resolve;
       if (!this.busy) this.schedule();
     });
   }
 
-  /** One turn in the lane: what the head needs next, if it is due. */
+  /** One turn in the lane: a lookup that is due, else what the head needs next, if it is due. */
   async run(): Promise<void> {
     // Busy from the start, so that samples queued before it resumes ask for no second run.
     this.busy = true;
@@ -202,7 +181,10 @@ export class Uplink implements Job {
     // Resumes on a fresh stack: the lane starts this job from whatever queued the sample that filled a
     // batch (a sensor's read, an application's own call), and a send is deep (docs/moddable.md).
     await this.freshStack;
-    if (this.alarm.running && this.host.now() >= this.head.at) {
+    const now = this.host.now();
+    if (this.lookups.running && now >= this.vanished.dueAt) {
+      await this.vanished.lookUp();
+    } else if (this.alarm.running && now >= this.head.at) {
       if (this.head.state === 'unknown') await this.readBack();
       else await this.sendNext();
     }
@@ -218,26 +200,26 @@ export class Uplink implements Job {
     this.setAsideUnsent();
     const n = this.nextCount();
     if (n === 0 || !this.alarm.running) return;
-    const body = this.head.send(n);
-    this.events.sending(n);
-    let outcome: BatchOutcome | null = null;
+    const body = this.head.send(n, this.host.now());
+    this.journal.sending(n);
+    let answer: BatchAnswer | null = null;
     let error: unknown = null;
     try {
-      outcome = await this.client.createFeedsEncoded(body, n, this.resourceAt);
+      answer = await this.client.createFeedsEncoded(body, n, this.resourceAt);
     } catch (e) {
       error = e;
     }
     this.busy = false;
     this.lastSendAt = this.host.now();
     const e = error instanceof FeedError ? error : null;
-    if (outcome === null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
+    if (answer === null && e === null) this.log('error', 'uplink: ' + errorText(error));
     const readable = e !== null && e.maybeDelivered && this.reconciler.readable(n, this.queue);
+    // A 404 naming an element may mean its resource is gone, unless a lookup found it a minute ago.
+    const i = e === null ? -1 : e.elementIndex;
+    const mayBeGone = e !== null && e.status === 404 && i >= 0 && i < n && this.vanished.mayBeGone(this.queue.resourceAt(i));
     // In the `{success, failed}` form the failed ones are set aside, read before the batch leaves the queue.
-    if (outcome !== null) for (const r of outcome.rejected) this.setAsideAt(r.index, r.reason, false);
-    let named = batchOutcome(n, outcome !== null, e, readable);
-    // A 404 makes its resource suspect, read before anything is set aside; found a minute ago, the 404 blames the element.
-    if (named === 'gone' && !this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), (e as FeedError).message)) named = 'refused element';
-    this.carryOut(this.decide(named, n, e), outcome, e);
+    if (answer !== null) for (const r of answer.rejected) this.setAsideAt(r.index, r.reason, false);
+    this.carryOut(this.decide(classifyBatch(n, answer !== null, e, readable, mayBeGone), e), answer, e);
   }
 
   /** Reads the batch whose outcome is unknown back: it leaves the queue if it was stored, else goes again. */
@@ -253,80 +235,70 @@ export class Uplink implements Job {
     }
     this.busy = false;
     const e = error instanceof FeedError ? error : null;
-    if (error !== null && e === null) this.events.report('error', 'uplink: ' + errorText(error));
-    this.carryOut(this.decide(readOutcome(error === null, verdict, e, settled), n, e), null, e);
+    if (error !== null && e === null) this.log('error', 'uplink: ' + errorText(error));
+    this.carryOut(this.decide(classifyReadBack(error === null, verdict, e, settled), e), null, e);
   }
 
-  /** The head applies the rule for what came back. */
-  private decide(outcome: Came['outcome'], n: number, e: FeedError | null): Decision {
-    const s = this.settings;
-    const came: Came = e === null
-      ? { outcome, n, element: -1, retryAfterMs: -1, reason: '' }
-      // A 413 for a batch of one refuses its element 0, which names no index.
-      : { outcome, n, element: Math.max(0, e.elementIndex), retryAfterMs: e.retryAfterMs, reason: e.message };
-    const timing: Timing = {
-      now: this.host.now(),
-      draw: this.random(),
-      backoffBaseMs: s.backoffBaseMs,
-      backoffCapMs: s.backoffCapMs,
-      settleMs: this.settleMs,
-      authRetryMs: s.authRetryMs,
-      draining: this.draining,
-    };
-    return this.head.apply(ruleFor(this.head.state, outcome), came, timing);
+  /** The head takes the answer: its row of RULES. */
+  private decide(outcome: Outcome, e: FeedError | null): Decision {
+    // A 413 for a batch of one refuses its element 0, which names no index.
+    const answer = e === null ? { element: -1, retryAfterMs: -1, reason: '' } : { element: Math.max(0, e.elementIndex), retryAfterMs: e.retryAfterMs, reason: e.message };
+    return this.head.answer(outcome, answer, this.host.now(), this.random());
   }
 
-  /** Carries a decision out: counts, reports, set-asides; the head has moved already. */
-  private carryOut(d: Decision, outcome: BatchOutcome | null, e: FeedError | null): void {
-    const { rule, came } = d;
+  /** Carries the step of a decision out: counts, reports, set-asides; the head has moved already. */
+  private carryOut(d: Decision, answer: BatchAnswer | null, e: FeedError | null): void {
+    const { rule, n } = d;
     const readBack = d.from === 'unknown';
-    const n = came.n;
     const message = e === null ? '' : e.message;
     if (e !== null) this.counters.lastError = message;
     if (rule.ambiguous) this.counters.ambiguous += n;
     if (rule.unresolved) this.counters.unresolved += n;
     if (rule.retry) this.counters.retries++;
-    switch (d.step) {
+    switch (rule.step) {
       case 'acknowledge':
         if (readBack) this.reconciled(n);
-        else this.delivered(n, outcome as BatchOutcome);
+        else this.delivered(n, answer as BatchAnswer);
         break;
       case 'gone':
+        // Looked up before anything is set aside; the samples before its first one go on meanwhile.
+        this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), message);
+        break;
       case 'isolate':
         break;
       case 'halve':
-        this.events.report('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + d.limit);
+        this.log('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + this.head.limit);
         break;
       case 'pause':
         // A redirect is said once, naming its Location; the tries every `authRetryMs` after it say nothing new.
-        this.events.report(came.outcome === 'redirected' && d.again ? 'debug' : 'error', 'uplink paused: ' + message);
+        this.log(d.outcome === 'redirected' && d.again ? 'debug' : 'error', 'uplink paused: ' + message);
         // stop() tried once at once: the service still refuses, so what is queued stays (in durable storage, if any).
-        if (this.draining) this.finishDrain();
+        if (this.head.draining) this.finishDrain();
         break;
       case 'send again':
-        this.events.report(rule.unresolved ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' + (rule.unresolved
+        this.log(rule.unresolved ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' + (rule.unresolved
           ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
         break;
       default:
         // read back, read again, back off
         if (readBack) {
-          this.events.report('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
-            (d.step === 'read again' ? 'trying again: ' : 'sending them again: ') + (e === null ? 'a fault of the host' : message));
+          this.log('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
+            (rule.step === 'read again' ? 'trying again: ' : 'sending them again: ') + (e === null ? 'a fault of the host' : message));
         } else if (e !== null) {
-          this.events.report('warn', 'uplink: ' + message + (!rule.ambiguous ? '' : d.step === 'read back'
+          this.log('warn', 'uplink: ' + message + (!rule.ambiguous ? '' : rule.step === 'read back'
             ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
             : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
         }
     }
-    if (rule.fails && (d.step === 'pause' || !this.draining)) this.settleWaiters(false);
+    if (rule.fails && (rule.step === 'pause' || !this.head.draining)) this.settleWaiters(false);
   }
 
   /** The service stored the batch (its refused elements were set aside already). */
-  private delivered(n: number, outcome: BatchOutcome): void {
-    this.counters.sent += n - outcome.rejected.length;
+  private delivered(n: number, answer: BatchAnswer): void {
+    this.counters.sent += n - answer.rejected.length;
     this.counters.batches++;
-    this.reconciler.created(outcome.feeds, outcome.partial);
-    this.events.presence();
+    this.reconciler.created(answer.feeds, answer.partial);
+    this.presence.seen();
     this.left(n);
   }
 
@@ -334,7 +306,7 @@ export class Uplink implements Job {
   private reconciled(n: number): void {
     this.counters.reconciled += n;
     this.counters.sent += n;
-    this.events.report('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
+    this.log('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
     this.left(n);
   }
 
@@ -342,19 +314,14 @@ export class Uplink implements Job {
   private nextCount(): number {
     const n = this.head.nextCount();
     if (this.vanished.count === 0 || this.head.state === 'isolating') return n;
-    for (let i = 0; i < n; i++) if (this.vanished.holds(this.queue.resourceAt(i))) return i;
+    for (let i = 0; i < n; i++) if (this.vanished.isHeld(this.queue.resourceAt(i))) return i;
     return n;
   }
 
   /** The sample at the head waits while its resource is looked up after a 404: nothing is due until then. */
   private held(): boolean {
-    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.holds(this.queue.resourceAt(0)) &&
-      !this.vanished.has(this.queue.resourceAt(0));
-  }
-
-  /** A suspect resource was found or confirmed gone: its held samples go on. */
-  changed(): void {
-    if (!this.busy) this.schedule();
+    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.isHeld(this.queue.resourceAt(0)) &&
+      !this.vanished.isGone(this.queue.resourceAt(0));
   }
 
   /** Sets aside, without a request, the refused sample isolation pinned down and the samples of gone resources at the head. */
@@ -362,24 +329,23 @@ export class Uplink implements Job {
     for (;;) {
       if (this.head.pinned) {
         this.setAsideAt(0, this.head.reason, false);
-      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.has(this.queue.resourceAt(0))) {
+      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.isGone(this.queue.resourceAt(0))) {
         this.setAsideAt(0, 'resource ' + this.queue.resourceAt(0) + ' is gone', true);
       } else {
         return;
       }
-      this.head.dropFirst();
+      this.head.dropFirst(this.host.now());
       this.left(1);
     }
   }
 
   private setAsideAt(i: number, reason: string, quiet: boolean): void {
-    this.counters.setAside++;
-    this.events.setAside(this.queue.resourceAt(i), this.queue.valueAt(i), reason, quiet);
+    this.setAsides.add(this.queue.resourceAt(i), this.queue.valueAt(i), reason, quiet);
   }
 
   private left(n: number): void {
     if (n === 0) return;
-    this.events.departed();
+    this.journal.checkpoint();
     this.settleWaiters(true);
   }
 
@@ -408,7 +374,7 @@ export class Uplink implements Job {
     if (resolve !== null) resolve();
   }
 
-  /** Arms the one timer for the next attempt, or asks the lane now. */
+  /** Arms the timers for the next lookup and the next attempt, or asks the lane now. */
   private schedule(): void {
     this.plan();
     this.watch();
@@ -416,6 +382,14 @@ export class Uplink implements Job {
 
   private plan(): void {
     if (this.busy || !this.alarm.running) return;
+    const now = this.host.now();
+    const lookupAt = this.vanished.dueAt;
+    if (lookupAt <= now) {
+      this.lookups.cancel();
+      this.lane.want(this);
+    } else if (lookupAt < Infinity && (!this.lookups.armed || this.lookups.dueAt > lookupAt)) {
+      this.lookups.set(lookupAt, now);
+    }
     if (this.queue.length === 0) {
       this.alarm.cancel();
       // A backlog that could not be read in (a storage error) waits for the next sample to try again.
@@ -428,9 +402,8 @@ export class Uplink implements Job {
       this.alarm.cancel();
       return;
     }
-    const now = this.host.now();
     const s = this.settings;
-    const urgent = this.head.state !== 'idle' || this.head.retrying || this.queue.length >= this.head.limit || this.waiters.length > 0 || this.draining;
+    const urgent = this.head.eager || this.queue.length >= this.head.limit || this.waiters.length > 0;
     let at = urgent ? now : Math.min(this.lastSendAt + s.flushMs, this.queue.oldestAt() + s.maxLatencyMs);
     at = Math.max(at, this.head.at);
     if (at <= now) {
@@ -443,7 +416,7 @@ export class Uplink implements Job {
 
   private fire(): void {
     this.alarm.cancel();
-    this.want();
+    this.lane.want(this);
     this.watch();
   }
 

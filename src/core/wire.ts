@@ -70,6 +70,11 @@ export type InputValue = number | boolean | string;
 export interface FeedInput {
   id_resource: number;
   input: InputValue;
+  /**
+   * Our extension of operations 3 and 4 (docs/interface.md, The sample's age): how long before the request
+   * was sent the value was sampled, in whole ms, at most LIMITS.maxAgeMs; absent: sampled when sent.
+   */
+  age_ms?: number;
 }
 
 /**
@@ -105,8 +110,10 @@ export const LIMITS = Object.freeze({
   maxBatchElements: 1000,
   maxBodyBytes: 1024 * 1024,
   /**
-   * Our extension of operation 4 (docs/interface.md): the oldest sample age an element may carry in
-   * `age_ms`, 30 days. The agent sends an older sample without its age rather than have it refused.
+   * The most a sample's `age_ms` may be: 30 days (docs/interface.md, The sample's age). Far longer than the
+   * outages a backlog is meant to bridge, yet an age past it is more likely a fault (a time from another
+   * boot's clock, an underflow) than a reading, and a device's clock drifts by minutes in a month. The
+   * agent sends an older sample without its age rather than have it refused.
    */
   maxAgeMs: 30 * 24 * 3600 * 1000,
 } as const);

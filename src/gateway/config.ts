@@ -3,6 +3,8 @@
 // once. docs/gateway.md is its reference.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import type { ReportConfig } from '../core/config';
+import { reportProblems } from '../core/config';
 
 export type FsyncPolicy = 'always' | 'interval' | 'never';
 export type RegisterKind = 'coil' | 'discrete-input' | 'input-register' | 'holding-register';
@@ -54,7 +56,7 @@ export interface ModbusInput {
 }
 
 /** Where an actuator resource's new feeds go. */
-export type CommandOut =
+export type CommandTarget =
   | { mqtt: { topic: string; retain: boolean }; everyMs: number }
   | { modbus: { source: string; kind: 'coil' | 'holding-register'; address: number; type: RegisterType; wordOrder: WordOrder; scale: number; offset: number }; everyMs: number };
 
@@ -62,7 +64,9 @@ export interface ResourceConfig {
   id: number;
   mqtt?: MqttInput;
   modbus?: ModbusInput;
-  command?: CommandOut;
+  command?: CommandTarget;
+  /** Report by exception for this resource's readings (the agent's rule, without the resource); absent: every reading goes. */
+  report?: Omit<ReportConfig, 'resource'>;
 }
 
 export interface DeviceConfig {
@@ -225,7 +229,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
     }
     const ids = new Set<number>();
     const resources = p.list(d.resources, `${at}.resources`, true).map((rawResource, j): ResourceConfig => {
-      const r = p.object(rawResource, `${at}.resources[${j}]`, ['id', 'mqtt', 'modbus', 'command'], true);
+      const r = p.object(rawResource, `${at}.resources[${j}]`, ['id', 'mqtt', 'modbus', 'command', 'report'], true);
       const id = p.integer(r.id, `${at}.resources[${j}].id`, 1, Number.MAX_SAFE_INTEGER, true) ?? 0;
       const rat = `${at}.resources[${j}] (${id})`;
       if (id > 0 && ids.has(id)) p.add(`${rat}: resource ${id} is listed twice`);
@@ -260,6 +264,12 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
         };
       }
       if (r.command !== undefined) out.command = parseCommand(p, r.command, `${rat}.command`, modbusNames, mqtt !== undefined);
+      if (r.report !== undefined) {
+        const problems = reportProblems(r.report, `${rat}.report.`);
+        if (r.command !== undefined) problems.push(`${rat}.report: a command resource takes no readings to report`);
+        problems.forEach((problem) => p.add(problem));
+        if (problems.length === 0) out.report = r.report as Omit<ReportConfig, 'resource'>;
+      }
       return out;
     });
     devices.push({
@@ -291,7 +301,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
   };
 }
 
-function parseCommand(p: Problems, raw: unknown, at: string, modbusNames: Set<string>, haveMqtt: boolean): CommandOut {
+function parseCommand(p: Problems, raw: unknown, at: string, modbusNames: Set<string>, haveMqtt: boolean): CommandTarget {
   const c = p.object(raw, at, ['mqtt', 'modbus', 'everyMs'], true);
   const everyMs = p.integer(c.everyMs, at + '.everyMs', 100) ?? GATEWAY_DEFAULTS.commandEveryMs;
   if ((c.mqtt === undefined) === (c.modbus === undefined)) p.add(`${at}: expected exactly one of "mqtt", "modbus"`);

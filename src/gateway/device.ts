@@ -1,6 +1,6 @@
 // One service device behind the gateway: its agent, its durable queue, its overflow on disk, and its
 // presence, which follows the field device. Readings come in through `offer` (from MQTT or Modbus);
-// commands go out through the agent's actuators to what the gateway wires in (`CommandOut`).
+// commands go out through the agent's actuators to what the gateway wires in (`CommandWriter`).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -60,7 +60,7 @@ export interface DeviceStats {
 }
 
 /** Sends an actuator's new value to the field; resolves once the field has it (a PUBACK, a write answered). */
-export type CommandOut = (value: SampleValue) => Promise<void>;
+export type CommandWriter = (value: SampleValue) => Promise<void>;
 
 /** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
 const AUTH_RETRY_MS = 60_000;
@@ -93,7 +93,7 @@ export class GatewayDevice {
     gateway: Pick<GatewayConfig, 'queue' | 'service'>,
     request: RequestFn,
     private readonly log: (line: string) => void,
-    commandOut: (resource: number) => CommandOut,
+    writerFor: (resource: number) => CommandWriter,
   ) {
     this.queueSettings = gateway.queue;
     this.once = new Once(log);
@@ -106,7 +106,7 @@ export class GatewayDevice {
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {
       if (r.command === undefined) continue;
-      const send = commandOut(r.id);
+      const send = writerFor(r.id);
       actuators.push({
         resource: r.id,
         every: r.command.everyMs,
@@ -121,6 +121,7 @@ export class GatewayDevice {
       publicKey: config.publicKey,
       token: config.token,
       resources: config.resources.filter((r) => r.command === undefined).map((r) => r.id),
+      reporting: config.resources.flatMap((r) => (r.report === undefined ? [] : [{ resource: r.id, ...r.report }])),
       actuators,
       holdOnRefusedToken: true,
       // A full queue refuses the newest reading, which goes to the overflow: nothing the durable queue

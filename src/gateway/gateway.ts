@@ -5,7 +5,7 @@ import { createHttp } from '../../platforms/node/http';
 import type { SampleValue } from '../core/host';
 import type { DeviceConfig, GatewayConfig } from './config';
 import { GatewayDevice } from './device';
-import type { CommandOut } from './device';
+import type { CommandWriter } from './device';
 import { renderMetrics } from './metrics';
 import { serveMetrics } from './metrics-server';
 import type { MetricsServer } from './metrics-server';
@@ -160,11 +160,11 @@ class RunningGateway implements Gateway {
   }
 
   private newDevice(d: DeviceConfig): GatewayDevice {
-    return new GatewayDevice(d, this.config, this.paced.request, this.log, (resource) => this.commandOut(d, resource));
+    return new GatewayDevice(d, this.config, this.paced.request, this.log, (resource) => this.commandWriter(d, resource));
   }
 
   /** Where an actuator's new values go: an MQTT publish at QoS 1, or a Modbus write. */
-  private commandOut(d: DeviceConfig, resource: number): CommandOut {
+  private commandWriter(d: DeviceConfig, resource: number): CommandWriter {
     const out = d.resources.find((r) => r.id === resource)?.command;
     if (out !== undefined && 'mqtt' in out) return (value: SampleValue) => (this.mqtt as MqttIn).publish(out.mqtt.topic, value, out.mqtt.retain);
     if (out !== undefined && 'modbus' in out) return (value: SampleValue) => (this.modbus as ModbusIn).write(out.modbus, value);

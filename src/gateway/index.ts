@@ -2,7 +2,7 @@
 // service through one agent and one durable queue per device (docs/gateway.md).
 export { GATEWAY_DEFAULTS, GatewayConfigError, parseGatewayConfig } from './config';
 export type {
-  CommandOut,
+  CommandTarget,
   DeviceConfig,
   FsyncPolicy,
   GatewayConfig,

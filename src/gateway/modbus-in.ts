@@ -4,8 +4,10 @@
 // again after a backoff of its own, while the other registers keep their schedule.
 import type ModbusRTU from 'modbus-serial';
 
+import { backoffDelay } from '../core/backoff';
+import type { Ladder } from '../core/backoff';
 import type { SampleValue } from '../core/host';
-import type { CommandOut, ModbusInput, ModbusSourceConfig } from './config';
+import type { CommandTarget, ModbusInput, ModbusSourceConfig } from './config';
 import type { GatewayDevice } from './device';
 import { Once } from './once';
 import type { ModbusLib } from './peers';
@@ -19,10 +21,10 @@ export interface ModbusPoll {
   stats: SourceStats;
 }
 
-type ModbusOut = Extract<CommandOut, { modbus: unknown }>['modbus'];
+type ModbusOut = Extract<CommandTarget, { modbus: unknown }>['modbus'];
 
-const BACKOFF_FIRST_MS = 500;
-const BACKOFF_CAP_MS = 30_000;
+/** A device's connects, and a register's reads after one failed (never sooner than its period): from 0.5 s up to 30 s. */
+const RETRY: Ladder = Object.freeze({ baseMs: 500, capMs: 30_000 });
 
 export class ModbusIn {
   private readonly peers = new Map<string, Peer>();
@@ -51,11 +53,14 @@ export class ModbusIn {
     const generation = ++this.generation;
     polls.forEach((poll, i) => {
       let failures = 0;
+      let failingSince = 0;
       const tick = async (): Promise<void> => {
         if (this.stopped || generation !== this.generation) return;
         const ok = await this.poll(poll);
+        const now = performance.now();
+        if (!ok && failures === 0) failingSince = now;
+        const wait = ok ? poll.input.everyMs : Math.max(poll.input.everyMs, backoffDelay(RETRY, failures, now - failingSince, Math.random()));
         failures = ok ? 0 : failures + 1;
-        const wait = ok ? poll.input.everyMs : Math.min(BACKOFF_CAP_MS, Math.max(poll.input.everyMs, BACKOFF_FIRST_MS * 2 ** Math.min(failures - 1, 10)));
         if (!this.stopped && generation === this.generation) this.timers[i] = setTimeout(tick, wait);
       };
       // Spread the first reads over the period, so that registers of one device do not all ask at once.
@@ -141,7 +146,9 @@ class Peer {
   private client: ModbusRTU | null = null;
   private connecting: Promise<ModbusRTU> | null = null;
   private nextTryAt = 0;
-  private backoffMs = BACKOFF_FIRST_MS;
+  /** Connects tried since the last one that worked, and since when the device has been unreachable (-1: reachable). */
+  private attempt = 0;
+  private downSince = -1;
   private chain: Promise<unknown> = Promise.resolve();
   private readErrors = 0;
   private lastError: string | null = null;
@@ -201,15 +208,15 @@ class Peer {
     } catch (e) {
       client.close(() => {});
       this.lastError = (e as Error).message;
-      this.nextTryAt = performance.now() + Math.random() * this.backoffMs;
-      this.backoffMs = Math.min(BACKOFF_CAP_MS, this.backoffMs * 2);
+      this.backOff();
       throw new Error(`cannot connect to ${this.address()}: ${(e as Error).message}`);
     }
     client.setID(this.config.unitId);
     client.setTimeout(this.config.timeoutMs);
     client.on('close', () => this.drop(client));
     this.client = client;
-    this.backoffMs = BACKOFF_FIRST_MS;
+    this.attempt = 0;
+    this.downSince = -1;
     this.log(`modbus: connected to ${this.config.name} at ${this.address()} (unit ${this.config.unitId})`);
     return client;
   }
@@ -217,9 +224,16 @@ class Peer {
   private drop(client: ModbusRTU): void {
     if (this.client !== client) return;
     this.client = null;
-    this.nextTryAt = performance.now() + Math.random() * this.backoffMs;
+    this.backOff();
     if (!this.closed) this.log(`modbus: connection to ${this.config.name} at ${this.address()} lost; reconnecting with backoff`);
     client.close(() => {});
+  }
+
+  /** The next connect waits the backoff of every retry ladder (src/core/backoff.ts). */
+  private backOff(): void {
+    const now = performance.now();
+    if (this.downSince < 0) this.downSince = now;
+    this.nextTryAt = now + backoffDelay(RETRY, this.attempt++, now - this.downSince, Math.random());
   }
 
   private address(): string {

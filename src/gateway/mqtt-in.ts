@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { IPublishPacket, Packet } from 'mqtt-packet';
 
+import { backoffDelay } from '../core/backoff';
+import type { Ladder } from '../core/backoff';
 import type { SampleValue } from '../core/host';
 import { rawData } from '../core/validate';
 import type { MqttBrokerConfig } from './config';
@@ -38,8 +40,8 @@ export interface WillRoute {
 
 /** How often a message waiting for room (its device's queue and overflow full), or for its device to start, looks again. */
 const WAIT_MS = 50;
-const BACKOFF_FIRST_MS = 1000;
-const BACKOFF_CAP_MS = 30_000;
+/** Reconnects: the first within a second, then up to every 30 s. */
+const RECONNECT: Ladder = Object.freeze({ baseMs: 1000, capMs: 30_000 });
 
 export class MqttIn {
   private readonly client: MqttClient;
@@ -49,7 +51,9 @@ export class MqttIn {
   private wills = new TopicRouter<WillRoute>([]);
   private filters: string[] = [];
   private readonly counts: BrokerStats;
-  private backoffMs = BACKOFF_FIRST_MS;
+  /** Reconnects tried since the last connect, and since when the connection has been down (-1: up). */
+  private attempt = 0;
+  private downSince = -1;
   private stopping = false;
 
   constructor(
@@ -67,7 +71,7 @@ export class MqttIn {
       clean: false,
       protocolVersion: 4,
       keepalive: config.keepaliveS,
-      reconnectPeriod: BACKOFF_FIRST_MS,
+      reconnectPeriod: RECONNECT.baseMs,
       reconnectOnConnackError: true,
       connectTimeout: 10_000,
       ...(config.username === undefined ? {} : { username: config.username }),
@@ -90,7 +94,8 @@ export class MqttIn {
     this.client.on('connect', (connack) => {
       this.counts.connected = true;
       this.counts.connects++;
-      this.backoffMs = BACKOFF_FIRST_MS;
+      this.attempt = 0;
+      this.downSince = -1;
       this.log(`mqtt: connected to ${config.url} as ${config.clientId} (${connack.sessionPresent ? 'session kept by the broker' : 'new session'})`);
       this.subscribe(this.filters);
     });
@@ -101,7 +106,7 @@ export class MqttIn {
     });
     this.client.on('error', (e) => {
       this.counts.lastError = e.message;
-      this.once.say('mqtt-error:' + e.message, `mqtt: ${config.url}: ${e.message} (retrying with backoff up to ${BACKOFF_CAP_MS / 1000} s)`);
+      this.once.say('mqtt-error:' + e.message, `mqtt: ${config.url}: ${e.message} (retrying with backoff up to ${RECONNECT.capMs / 1000} s)`);
     });
   }
 
@@ -249,10 +254,12 @@ export class MqttIn {
     });
   }
 
-  /** Reconnects after a random part of a doubling wait (full jitter), capped: a broker that comes back is not stormed. */
+  /** Reconnects after the backoff of every retry ladder (src/core/backoff.ts): a broker that comes back is not stormed. */
   private backOff(): void {
-    const wait = Math.max(100, Math.round(Math.random() * this.backoffMs));
-    this.backoffMs = Math.min(BACKOFF_CAP_MS, this.backoffMs * 2);
+    const now = performance.now();
+    if (this.downSince < 0) this.downSince = now;
+    // mqtt.js takes a period of 0 as "never reconnect".
+    const wait = Math.max(100, backoffDelay(RECONNECT, this.attempt++, now - this.downSince, Math.random()));
     const c = this.client as unknown as { options: IClientOptions; reconnectTimer: unknown; _clearReconnect(): void; _setupReconnect(): void };
     c.options.reconnectPeriod = wait;
     if (c.reconnectTimer) {

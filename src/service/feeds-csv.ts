@@ -21,7 +21,7 @@ export async function sendFeedsCsv(res: ServerResponse, store: Store, resource: 
     'Cache-Control': 'no-store',
   });
   let more = res.write(HEADER);
-  const range: FeedRange = { from, to, order: 'asc', after: null, limit: PAGE };
+  const range: FeedRange = { from, to, order: 'asc', after: null, since: 0, limit: PAGE };
   for (;;) {
     const rows = store.feedPage(resource, range);
     if (rows.length > 0) more = res.write(rows.map(csvLine).join(''));

@@ -46,7 +46,7 @@ export function localApi(deps: LocalApiDeps): (req: IncomingMessage, res: Server
       if (req.method === 'POST') {
         checkContentType(req);
         const body = parseJson(await readBody(req, res, deps.maxBodyBytes));
-        return platformFeed(store, id, body, timestamp(now()));
+        return platformFeed(store, id, body, now());
       }
       allow(req.method ?? '', 'GET', 'POST');
       if (store.resource(id) === undefined) throw new HttpError(404, `resource ${id} not found`);
@@ -103,7 +103,10 @@ const LATEST = '9999-12-31 23:59:59';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-/** `from`, `to` (the interface's timestamps, inclusive), `order` (asc, desc), `after` (a feed id), `limit`. */
+/**
+ * `from`, `to` (the interface's timestamps, inclusive), `order` (asc, desc), `after` (a feed id),
+ * `since` (a feed id: only those stored after it), `limit`.
+ */
 function feedPage(store: Store, resource: number, query: URLSearchParams): FeedPage {
   const order = queryParam(query, 'order') ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw new HttpError(400, `order must be asc or desc, not ${JSON.stringify(clip(order))}`);
@@ -114,7 +117,9 @@ function feedPage(store: Store, resource: number, query: URLSearchParams): FeedP
     after = store.feed(parseId(afterText, 'after')) ?? null;
     if (after?.id_resource !== resource) throw new HttpError(400, `after ${afterText} is not a feed of resource ${resource}`);
   }
-  const range: FeedRange = { from: time(query, 'from') ?? EARLIEST, to: time(query, 'to') ?? LATEST, order, after, limit };
+  const sinceText = queryParam(query, 'since');
+  const since = sinceText === undefined ? 0 : parseId(sinceText, 'since');
+  const range: FeedRange = { from: time(query, 'from') ?? EARLIEST, to: time(query, 'to') ?? LATEST, order, after, since, limit };
   const rows = store.feedPage(resource, range);
   return {
     id_resource: resource,

@@ -8,14 +8,20 @@ import { MESSAGE_FEED_CREATED } from '../core/wire';
 import { HttpError, successBody } from './http';
 import { batchBody, batchElement, feedBody } from './parse';
 import { createdFeedJson, resourceRecord } from './records';
-import type { DeviceEntry, ResourceEntry, Store } from './store';
+import type { DeviceEntry, NewFeed, ResourceEntry, Store } from './store';
+import { timestamp } from './time';
 
-export interface Context {
-  store: Store;
-  device: DeviceEntry;
+/** When a request arrived. */
+export interface Arrival {
+  /** Wall-clock ms: the service's clock once the request's body was read. */
   nowMs: number;
   /** `nowMs` as the interface writes timestamps. */
   stamp: string;
+}
+
+export interface Context extends Arrival {
+  store: Store;
+  device: DeviceEntry;
   /** When the request updates presence (valid token, not silent): `nowMs`; otherwise null. */
   presenceAt: number | null;
 }
@@ -50,7 +56,7 @@ export function lastFeeds(ctx: Context, ids: number[]): string {
 export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: number): string {
   const resource = owned(ctx, id, '');
   return ctx.store.transaction(() => {
-    const { feed, response } = storeOne(resource, body, ctx.stamp, (raw) => ctx.store.insertFeeds([{ resource: id, rawData: raw }], ctx.stamp));
+    const { feed, response } = storeOne(resource, body, ctx, (row) => ctx.store.insertFeeds([row]));
     ctx.store.touch(id, {
       outgoingBytes: bodyBytes,
       incomeBytes: Buffer.byteLength(response),
@@ -67,21 +73,32 @@ export function createFeed(ctx: Context, id: number, body: unknown, bodyBytes: n
  * Operation 3 as the platform writes it (the dashboard), not a device: the same checks and messages,
  * no token, and the stored feed changes no usage counter and no presence.
  */
-export function platformFeed(store: Store, id: number, body: unknown, stamp: string): string {
+export function platformFeed(store: Store, id: number, body: unknown, nowMs: number): string {
   const resource = store.resource(id);
   if (resource === undefined) throw new HttpError(404, `resource ${id} not found`);
-  return storeOne(resource, body, stamp, (raw) => store.platformFeed(id, raw, stamp)).response;
+  const at = { nowMs, stamp: timestamp(nowMs) };
+  return storeOne(resource, body, at, (row) => store.platformFeed(row, at.stamp)).response;
 }
 
 /**
  * Operation 3 once its resource is found, for a device and the platform alike: the body's checks (400)
  * and the value's (422), then `store` (which returns the new feed's id), then the answer.
  */
-function storeOne(resource: ResourceEntry, body: unknown, stamp: string, store: (rawData: string) => number): { feed: number; response: string } {
-  const input = feedBody(body);
+function storeOne(resource: ResourceEntry, body: unknown, at: Arrival, store: (row: NewFeed) => number): { feed: number; response: string } {
+  const { input, age_ms } = feedBody(body);
   check(input, resource, '');
-  const feed = store(rawData(input));
-  return { feed, response: successBody(createdFeedJson(JSON.stringify(input), resource.id, stamp, feed), MESSAGE_FEED_CREATED) };
+  const createdAt = createdAtOf(at, age_ms);
+  const feed = store({ resource: resource.id, rawData: rawData(input), createdAt });
+  return { feed, response: successBody(createdFeedJson(JSON.stringify(input), resource.id, createdAt, feed), MESSAGE_FEED_CREATED) };
+}
+
+/**
+ * A feed's `created_at`: the request's arrival, less the sample's age when it has one (docs/interface.md,
+ * The sample's age), to the second below. Without an age it is the request's stamp itself, so that rows
+ * of a request without ages share one string (Store.insertFeeds binds it once).
+ */
+function createdAtOf(at: Arrival, ageMs: number | undefined): string {
+  return ageMs === undefined || ageMs === 0 ? at.stamp : timestamp(at.nowMs - ageMs);
 }
 
 interface Written {
@@ -91,7 +108,10 @@ interface Written {
   last: number;
 }
 
-/** Operation 4: every element is stored, in request order, or none is (docs/interface.md, Operation 4 is atomic). */
+/**
+ * Operation 4: every element is stored, in request order, or none is (docs/interface.md, Operation 4 is
+ * atomic). Ids follow request order whatever the elements' ages; each element's `created_at` is its own.
+ */
 export function createFeeds(ctx: Context, body: unknown, maxElements: number): string {
   const elements: FeedInput[] = batchBody(body, maxElements).map((value, i) => {
     const prefix = `element ${i}: `;
@@ -100,18 +120,17 @@ export function createFeeds(ctx: Context, body: unknown, maxElements: number): s
     return element;
   });
   return ctx.store.transaction(() => {
-    const first = ctx.store.insertFeeds(
-      elements.map((e) => ({ resource: e.id_resource, rawData: rawData(e.input) })),
-      ctx.stamp,
-    );
+    const rows = elements.map((e): NewFeed => ({ resource: e.id_resource, rawData: rawData(e.input), createdAt: createdAtOf(ctx, e.age_ms) }));
+    const first = ctx.store.insertFeeds(rows);
     const written = new Map<number, Written>();
     const parts = elements.map((element, i) => {
       const id = element.id_resource;
       const feed = first + i;
       const input = JSON.stringify(element.input);
-      const part = createdFeedJson(input, id, ctx.stamp, feed);
-      // The element as read: id_resource and input only; fields the service ignores are not counted.
-      const read = '{"id_resource":' + id + ',"input":' + input + '}';
+      const part = createdFeedJson(input, id, rows[i].createdAt, feed);
+      // The element as read: id_resource, input and age_ms; fields the service ignores are not counted.
+      const age = element.age_ms === undefined ? '' : ',"age_ms":' + element.age_ms;
+      const read = '{"id_resource":' + id + ',"input":' + input + age + '}';
       // Only a string input can hold other than ASCII: the rest counts its characters as bytes.
       const wide = typeof element.input === 'string';
       const outgoing = wide ? Buffer.byteLength(read) : read.length;

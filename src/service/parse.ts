@@ -1,6 +1,7 @@
 // Reading what a client sent, each part checked as the status table of docs/service.md says (400, 413, 415).
 import type { IncomingMessage } from 'node:http';
 import type { FeedInput, InputValue } from '../core/wire';
+import { LIMITS } from '../core/wire';
 import { HttpError } from './http';
 import { clip } from './routes';
 
@@ -65,10 +66,13 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** The body of operation 3: `{"input": value}`. */
-export function feedBody(body: unknown): InputValue {
+/** The most a sample's `age_ms` may be (the wire's limit, in core/wire.ts). */
+export const MAX_AGE_MS = LIMITS.maxAgeMs;
+
+/** The body of operation 3: `{"input": value}`, and optionally `"age_ms"`. */
+export function feedBody(body: unknown): Omit<FeedInput, 'id_resource'> {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object with an input');
-  return inputOf(body, '');
+  return withAge(inputOf(body, ''), body, '');
 }
 
 /** The body of operation 4 as an array, before its elements are read one by one. */
@@ -85,7 +89,19 @@ export function batchElement(value: unknown, prefix: string): FeedInput {
   const id = value.id_resource;
   if (id === undefined) throw new HttpError(400, prefix + 'id_resource is missing');
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new HttpError(400, prefix + 'id_resource is not a positive integer');
-  return { id_resource: id, input: inputOf(value, prefix) };
+  return { id_resource: id, ...withAge(inputOf(value, prefix), value, prefix) };
+}
+
+/** The input with the object's `age_ms` when it has one: an integer from 0 to MAX_AGE_MS (400 otherwise). */
+function withAge(input: InputValue, o: Record<string, unknown>, prefix: string): { input: InputValue; age_ms?: number } {
+  const age = o.age_ms;
+  if (age === undefined) return { input };
+  if (typeof age !== 'number' || !Number.isInteger(age)) {
+    throw new HttpError(400, prefix + `age_ms must be an integer number of milliseconds, not ${clip(JSON.stringify(age))}`);
+  }
+  if (age < 0) throw new HttpError(400, prefix + `age_ms ${age} is negative; it is how long before sending the value was sampled`);
+  if (age > MAX_AGE_MS) throw new HttpError(400, prefix + `age_ms ${age} is over the limit of ${MAX_AGE_MS} (30 days)`);
+  return { input, age_ms: age };
 }
 
 function inputOf(o: Record<string, unknown>, prefix: string): InputValue {

@@ -53,7 +53,15 @@ interface PageBounds {
   id: number;
   from: string;
   to: string;
+  since: number;
   limit: number;
+}
+
+/** A feed to store: its resource, its value as read back (§2.4) and its time in the interface's form. */
+export interface NewFeed {
+  resource: number;
+  rawData: string;
+  createdAt: string;
 }
 
 /** What one request does to one resource, applied in one statement. */
@@ -131,13 +139,16 @@ const FEED_INDEX = 'CREATE INDEX IF NOT EXISTS feeds_by_resource_time ON feeds (
  * One page of a resource's feeds in time order (created_at, then id: ids break ties within a second).
  * The window's start and the cursor are folded into one lower bound (one upper bound when descending),
  * so SQLite seeks straight to the page in the index instead of scanning from the start of the window.
+ * `since` keeps the feeds stored after that id (0: all). Its `+` keeps the key's range out of SQLite's
+ * choices: the page stays a range of the index, filtered by id, so its cost is bounded by the resource's
+ * feeds in the window, never a scan of every resource's feeds stored since.
  */
 export const FEED_PAGE_SQL = {
   asc: `SELECT id_resource_feed, created_at, raw_data FROM feeds
-    WHERE id_resource = @resource AND (created_at, id_resource_feed) > (@at, @id) AND created_at <= @to
+    WHERE id_resource = @resource AND (created_at, id_resource_feed) > (@at, @id) AND created_at <= @to AND +id_resource_feed > @since
     ORDER BY created_at, id_resource_feed LIMIT @limit`,
   desc: `SELECT id_resource_feed, created_at, raw_data FROM feeds
-    WHERE id_resource = @resource AND (created_at, id_resource_feed) < (@at, @id) AND created_at >= @from
+    WHERE id_resource = @resource AND (created_at, id_resource_feed) < (@at, @id) AND created_at >= @from AND +id_resource_feed > @since
     ORDER BY created_at DESC, id_resource_feed DESC LIMIT @limit`,
 };
 
@@ -151,6 +162,8 @@ export interface FeedRange {
   order: 'asc' | 'desc';
   /** The page continues past this feed, in `order`; null: from the start of the range. */
   after: Pick<Feed, 'id_resource_feed' | 'created_at'> | null;
+  /** Only feeds stored after this one, by id (their arrival), whatever their time; 0: all. */
+  since: number;
   limit: number;
 }
 
@@ -168,8 +181,10 @@ export class Store {
   private commandTypes = new Set<number>();
   private readonly inTransaction: <T>(fn: () => T) => T;
   private readonly statements;
-  /** The insert statement of each group size (INSERT_GROUPS), made on first use. */
+  /** The insert statement of each group size (INSERT_GROUPS), made on first use, for rows that share their time. */
   private readonly inserts = new Map<number, Database.Statement<unknown[]>>();
+  /** The same for rows with a time each. */
+  private readonly timedInserts = new Map<number, Database.Statement<unknown[]>>();
   /** The upserts' statements, made from SQL generated per table and columns, by their text. */
   private readonly prepared = new Map<string, Database.Statement<unknown[]>>();
 
@@ -264,29 +279,38 @@ export class Store {
 
   /**
    * Stores feeds in order and returns the id of the first; the others follow it one by one (in one
-   * transaction nothing else writes, and AUTOINCREMENT gives each row the next id). Rows go in groups of
-   * up to 64 per statement: one statement per row would cost three times as much. The rows of a request
-   * share their `created_at`, bound once per statement (a fifth less time for 1,000 rows).
+   * transaction nothing else writes, and AUTOINCREMENT gives each row the next id), whatever their
+   * `created_at`. Rows go in groups of up to 64 per statement: one statement per row would cost three
+   * times as much. A group whose rows share their `created_at` (a request's without ages) binds it once
+   * (a fifth less time for 1,000 rows); the rows of aged samples bind their own.
    */
-  insertFeeds(feeds: { resource: number; rawData: string }[], createdAt: string): number {
+  insertFeeds(feeds: NewFeed[]): number {
     let last = 0;
-    const shared = { createdAt };
     for (let at = 0; at < feeds.length; ) {
       const size = INSERT_GROUPS.find((n) => n <= feeds.length - at)!;
+      const createdAt = feeds[at].createdAt;
+      let shared = true;
+      for (let i = at + 1; i < at + size && shared; i++) shared = feeds[i].createdAt === createdAt;
       const values: (number | string)[] = [];
-      for (let i = at; i < at + size; i++) values.push(feeds[i].resource, feeds[i].rawData);
-      last = Number(this.insertStatement(size).run(values, shared).lastInsertRowid);
+      for (let i = at; i < at + size; i++) {
+        values.push(feeds[i].resource, feeds[i].rawData);
+        if (!shared) values.push(feeds[i].createdAt);
+      }
+      const statement = this.insertStatement(size, shared);
+      last = Number((shared ? statement.run(values, { createdAt }) : statement.run(values)).lastInsertRowid);
       at += size;
     }
     return last - feeds.length + 1;
   }
 
   // By row count, not by text: a chunk of a batch looks its statement up without building its SQL again.
-  private insertStatement(rows: number): Database.Statement<unknown[]> {
-    let statement = this.inserts.get(rows);
+  private insertStatement(rows: number, sharedTime: boolean): Database.Statement<unknown[]> {
+    const cache = sharedTime ? this.inserts : this.timedInserts;
+    let statement = cache.get(rows);
     if (statement === undefined) {
-      statement = this.db.prepare(`INSERT INTO feeds (id_resource, raw_data, created_at) VALUES ${Array(rows).fill('(?, ?, @createdAt)').join(', ')}`);
-      this.inserts.set(rows, statement);
+      const row = sharedTime ? '(?, ?, @createdAt)' : '(?, ?, ?)';
+      statement = this.db.prepare(`INSERT INTO feeds (id_resource, raw_data, created_at) VALUES ${Array(rows).fill(row).join(', ')}`);
+      cache.set(rows, statement);
     }
     return statement;
   }
@@ -333,15 +357,18 @@ export class Store {
     const edge = asc ? { at: range.from, id: 0 } : { at: range.to, id: Number.MAX_SAFE_INTEGER };
     const cursor = range.after === null ? null : { at: range.after.created_at, id: range.after.id_resource_feed };
     const inside = cursor !== null && (asc ? cursor.at >= range.from : cursor.at <= range.to);
-    const bounds = { resource, ...(inside ? cursor : edge), from: range.from, to: range.to, limit: range.limit };
+    const bounds = { resource, ...(inside ? cursor : edge), from: range.from, to: range.to, since: range.since, limit: range.limit };
     return (asc ? this.statements.pageAsc : this.statements.pageDesc).all(bounds);
   }
 
-  /** Stores a feed the platform itself writes (the dashboard), not a device: no counter, no presence. */
-  platformFeed(resource: number, rawData: string, stamp: string): number {
+  /**
+   * Stores a feed the platform itself writes (the dashboard), not a device: no counter, no presence;
+   * `stamp` (now) becomes the resource's `updated_at`.
+   */
+  platformFeed(row: NewFeed, stamp: string): number {
     return this.transaction(() => {
-      const feed = this.insertFeeds([{ resource, rawData }], stamp);
-      this.statements.platformWrote.run({ id: resource, feed, stamp });
+      const feed = this.insertFeeds([row]);
+      this.statements.platformWrote.run({ id: row.resource, feed, stamp });
       return feed;
     });
   }

@@ -1,8 +1,9 @@
 // The simulator's config file (JSON): connection settings, sensors with their signals, actuators, uplink
 // settings. The check lists every problem at once and names each unknown key; the token is never quoted.
 import type { UplinkConfig } from '../core/config';
+import { reportProblems } from '../core/config';
 import { jsonFault } from '../service/json-where';
-import type { ActuatorPlan, SensorPlan } from './plan';
+import type { ActuatorPlan, Report, SensorPlan } from './plan';
 import { show, SIGNAL_NAMES, signalSpec } from './signals';
 import type { SignalName } from './signals';
 
@@ -57,14 +58,18 @@ export function parseSimConfig(text: string): SimConfig {
     else data.resources.forEach((id, i) => (isId(id) ? config.resources.push(id) : problems.push(`resources[${i}]: expected a positive integer, got ${show(id)}`)));
   }
   eachEntry(data.sensors, 'sensors', problems, (entry, prefix) => {
-    const { resource, every, signal, ...params } = entry;
+    const { resource, every, signal, report, ...params } = entry;
     const base = common(resource, every, prefix, problems);
+    const reportIssues = report === undefined ? [] : reportProblems(report, prefix + 'report.');
+    problems.push(...reportIssues);
     if (typeof signal !== 'string' || !(SIGNAL_NAMES as string[]).includes(signal)) {
       problems.push(prefix + 'signal: ' + (signal === undefined ? 'required' : 'expected one of ' + SIGNAL_NAMES.join(', ') + ', got ' + show(signal)));
       return;
     }
     const spec = signalSpec(signal as SignalName, params, prefix, problems);
-    if (base !== null && spec !== null) config.sensors.push({ ...base, name: '', spec });
+    if (base !== null && spec !== null && reportIssues.length === 0) {
+      config.sensors.push({ ...base, name: '', spec, ...(report === undefined ? {} : { report: report as Report }) });
+    }
   });
   eachEntry(data.actuators, 'actuators', problems, (entry, prefix) => {
     unknownKeys(entry, ['resource', 'every'], prefix, problems);

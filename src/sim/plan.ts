@@ -1,6 +1,7 @@
 // What to simulate: from a device's resources (read through operation 2) to sensors with a plausible
 // signal inside each subtype's range, plus the actuators whose commands are shown. The interface cannot
 // list a device's resources, so the ids come from the caller (the demo device, --resources, the config).
+import type { ReportConfig } from '../core/config';
 import type { Resource, Subtype } from '../core/wire';
 import type { SignalSpec } from './signals';
 
@@ -10,7 +11,20 @@ export interface SensorPlan {
   name: string;
   every: number;
   spec: SignalSpec;
+  /** Report by exception (ReportConfig without the resource); absent: every sample is queued. */
+  report?: Report;
 }
+
+export type Report = Omit<ReportConfig, 'resource'>;
+
+/**
+ * Report by exception where a real installation has it, for the demo greenhouse: a contact (a binary
+ * sensor) on change, with a heartbeat; a count (the water meter's total) when it moved 10, at most once a
+ * minute, with the same heartbeat. Measured sensors keep every sample, as a user would want a curve. Other
+ * devices keep every sample unless their config says otherwise.
+ */
+export const CONTACT_REPORT: Report = Object.freeze({ deadband: 0, heartbeatMs: 300_000 });
+export const TOTAL_REPORT: Report = Object.freeze({ deadband: 10, minIntervalMs: 60_000, heartbeatMs: 300_000 });
 
 export interface ActuatorPlan {
   resource: number;
@@ -47,8 +61,11 @@ const AUTO_ACTUATOR_MS = 2_000;
 // A range this wide is a count (pulses, events), not a measurement.
 const COUNT_SPAN = 1_000_000;
 
-/** A sensor for every resource whose subtype a signal can feed, an actuator for each id in `actuators`. */
-export function planFor(resources: readonly Resource[], actuators: readonly number[]): Plan {
+/**
+ * A sensor for every resource whose subtype a signal can feed, an actuator for each id in `actuators`;
+ * `demo`: the demo greenhouse's report rules (CONTACT_REPORT, TOTAL_REPORT).
+ */
+export function planFor(resources: readonly Resource[], actuators: readonly number[], demo = false): Plan {
   const plan: Plan = { sensors: [], actuators: [], skipped: [], refused: [], unchecked: null };
   for (const r of resources) {
     if (actuators.includes(r.id_resource)) {
@@ -57,9 +74,16 @@ export function planFor(resources: readonly Resource[], actuators: readonly numb
     }
     const spec = signalFor(r.subtype);
     if (typeof spec === 'string') plan.skipped.push({ resource: r.id_resource, name: r.name, reason: spec });
-    else plan.sensors.push({ resource: r.id_resource, name: r.name, every: AUTO_SENSOR_MS, spec });
+    else plan.sensors.push({ resource: r.id_resource, name: r.name, every: AUTO_SENSOR_MS, spec, ...(demo ? reportFor(spec) : {}) });
   }
   return plan;
+}
+
+/** The report rule a signal's resource gets without a config: see CONTACT_REPORT. */
+function reportFor(spec: SignalSpec): { report?: Report } {
+  if (spec.signal === 'square') return { report: CONTACT_REPORT };
+  if (spec.signal === 'counter') return { report: TOTAL_REPORT };
+  return {};
 }
 
 /** A plausible signal for a subtype, or why there is none. */

@@ -18,7 +18,7 @@ import type { RunningService } from '../service';
 import type { SimConfig } from './config';
 import { CounterLedger } from './ledger';
 import { planFor } from './plan';
-import type { Plan } from './plan';
+import type { Plan, Report } from './plan';
 import { refusedReadings } from './refusals';
 import { createSignal, describeSignal } from './signals';
 import { STATUS_INTERVAL_MS, sumStats } from './status';
@@ -104,7 +104,9 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     // The CA file is read when it is made: one that cannot be read is bad input.
     const connections = o.devices > 1 ? FLEET_CONNECTIONS : undefined;
     const host = asInput(`--ca ${o.caFile}`, () => createNodeHost({ caFile: o.caFile ?? undefined, connections }));
-    const plan = await makePlan(target, config, auto, o.target === null || o.devices > 1 ? DEMO_ACTUATORS : [], host.request);
+    const demo = o.target === null || o.devices > 1;
+    // The demo greenhouse as it is, without a config or resources of the user's: its report rules too.
+    const plan = await makePlan(target, config, auto, demo ? DEMO_ACTUATORS : [], demo && o.resources === null && config === null, host.request);
     if (plan.sensors.length === 0 && plan.actuators.length === 0) throw new SimulationInputError(nothingLeft(plan));
     const devices = o.devices > 1 ? fleet(target.url, o.devices, plan) : [{ target, plan, label: '' }];
     const restored = { count: 0 };
@@ -182,6 +184,7 @@ function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
       every: s.every,
       read: createSignal(s.spec, { now: () => performance.now(), random: Math.random }),
     })),
+    reporting: device.plan.sensors.flatMap((s) => (s.report === undefined ? [] : [{ resource: s.resource, ...s.report }])),
     actuators: device.plan.actuators.map((a) => ({
       resource: a.resource,
       every: a.every,
@@ -196,6 +199,19 @@ function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
     })),
     uplink: { ...SIM_UPLINK, ...o.config?.uplink, ...(o.authRetryMs === null ? {} : { authRetryMs: o.authRetryMs }) },
   };
+}
+
+/** A sensor's report-by-exception rule, as the start-up listing shows it. */
+function describeReport(r: Report | undefined): string {
+  if (r === undefined) return '';
+  const parts = [
+    r.deadband === undefined && r.deadbandPercent === undefined ? null : r.deadband === 0 && r.deadbandPercent === undefined ? 'on change' :
+      'on a change of ' + [r.deadband === undefined ? null : String(r.deadband), r.deadbandPercent === undefined ? null : r.deadbandPercent + ' %'].filter((x) => x !== null).join(' or '),
+    r.minIntervalMs === undefined ? null : 'at most every ' + r.minIntervalMs / 1000 + ' s',
+    r.aggregate === undefined ? null : 'as the ' + r.aggregate,
+    r.heartbeatMs === undefined ? null : 'heartbeat every ' + r.heartbeatMs / 1000 + ' s',
+  ].filter((x) => x !== null);
+  return ', reported ' + parts.join(', ');
 }
 
 function logTo(view: StatusView, device: Device): (level: LogLevel, message: string) => void {
@@ -234,6 +250,7 @@ async function makePlan(
   config: SimConfig | null,
   auto: number[],
   actuators: number[],
+  demo: boolean,
   request: Host['request'],
 ): Promise<Plan> {
   const configured = [...(config?.sensors ?? []), ...(config?.actuators ?? [])].map((x) => x.resource);
@@ -260,7 +277,7 @@ async function makePlan(
     const refusal = subtype === undefined ? null : refusedReadings(s.spec, s.every, subtype);
     return refusal === null ? [] : [{ resource: s.resource, name: s.name, ...refusal }];
   });
-  const found = planFor(resources.filter((r) => auto.includes(r.id_resource)), actuators);
+  const found = planFor(resources.filter((r) => auto.includes(r.id_resource)), actuators, demo);
   return {
     sensors: [...sensors, ...found.sensors],
     actuators: [...(config?.actuators ?? []).map(named), ...found.actuators],
@@ -340,7 +357,7 @@ function showStart(o: SimulationOptions, devices: Device[], dashboard: string | 
       (o.durableDir === null ? '' : `, durable queue${devices.length === 1 ? '' : 's'} in ${o.durableDir}`),
     ...(local ? [`  dashboard ${dashboard}  (charts, presence, and a control to command the actuators)`] : []),
     ...(devices.length === 1 ? [] : [`each device like the first, with its own resource ids (device k: the first's + 100·(k-1)):`]),
-    ...plan.sensors.map((s) => `  sensor    ${label(s.resource, s.name)} ${describeSignal(s.spec)}, every ${s.every} ms`),
+    ...plan.sensors.map((s) => `  sensor    ${label(s.resource, s.name)} ${describeSignal(s.spec)}, every ${s.every} ms${describeReport(s.report)}`),
     ...plan.actuators.map((a) => `  actuator  ${label(a.resource, a.name)} commands polled every ${a.every} ms`),
     ...plan.skipped.map((s) => `  skipped   ${label(s.resource, s.name)} ${s.reason}`),
     ...plan.refused.map((r) => `  refused   ${label(r.resource, r.name)} ${r.reason}`),
@@ -355,7 +372,7 @@ function showStart(o: SimulationOptions, devices: Device[], dashboard: string | 
     localService: local,
     dashboard,
     durable: o.durableDir,
-    sensors: plan.sensors.map((s) => ({ resource: s.resource, name: s.name, every: s.every, ...s.spec })),
+    sensors: plan.sensors.map((s) => ({ resource: s.resource, name: s.name, every: s.every, ...s.spec, ...(s.report === undefined ? {} : { report: s.report }) })),
     actuators: plan.actuators,
     skipped: plan.skipped,
     refused: plan.refused,

@@ -98,6 +98,8 @@ export function statusLine(s: Status): string {
     `queued ${s.queued}`,
     `sent ${s.sent}`,
     `${s.samplesPerSecond.toFixed(1)} samples/s`,
+    // Only where report by exception is on: the samples it kept from the queue.
+    ...(s.heldBack === 0 ? [] : [`held back ${s.heldBack}`]),
     `retries ${s.retries}`,
     `dropped ${s.droppedOverflow}`,
     `set aside ${s.setAside}`,

@@ -653,7 +653,7 @@ describe('start-up and presence', () => {
     await agent.start();
     await clock.advance(20_000);
     const before = service.requests.length;
-    // lifetime 15 min → keep-alive every 7.5 min.
+    // lifetime 15 min → a presence read every 7.5 min.
     await clock.advance(450_000);
     const reads = service.requests.slice(before).filter((r) => r.method === 'GET' && !r.silent);
     expect(reads).toHaveLength(1);
@@ -701,6 +701,11 @@ describe('configuration', () => {
     ]));
     expect(problems).toHaveLength(8);
     expect((error as Error).message).not.toContain('SECRET-TOKEN-XYZ');
+  });
+
+  it('names the new key of a renamed one', () => {
+    const config = { url: 'http://127.0.0.1:1', publicKey: 'k', token: 't', keepAliveMs: 60_000 } as unknown as AgentConfig;
+    expect(() => createAgent(new FakeService(newClock(), []).host(), config)).toThrow('invalid agent config: keepAliveMs: renamed presenceMs');
   });
 });
 

@@ -1,7 +1,7 @@
 // Unit test of the client's URL building and answer parsing, against a scripted `request` function.
 import { describe, expect, it } from 'vitest';
 import { FeedClient } from '../../src/core/client';
-import type { BatchOutcome, ClientOptions } from '../../src/core/client';
+import type { BatchAnswer, ClientOptions } from '../../src/core/client';
 import { FeedError, isAuthError, redact } from '../../src/core/errors';
 import { parseHttpDate, parseRetryAfter } from '../../src/core/retry-after';
 import { sameOriginTarget } from '../../src/core/redirect';
@@ -24,10 +24,10 @@ function setup(answers: HttpResult[], options: Partial<ClientOptions> = {}) {
   return { client, requests };
 }
 
-/** A {success, failed} answer's outcome: its rejected elements and how many it stored. */
-function split(outcome: BatchOutcome) {
-  expect(outcome.partial).toBe(true);
-  return { rejected: outcome.rejected, stored: outcome.feeds.length };
+/** A {success, failed} answer, read: its rejected elements and how many it stored. */
+function split(batch: BatchAnswer) {
+  expect(batch.partial).toBe(true);
+  return { rejected: batch.rejected, stored: batch.feeds.length };
 }
 
 function answer(status: number, body: unknown, retryAfter: string | null = null): HttpResult {

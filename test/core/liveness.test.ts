@@ -206,20 +206,26 @@ describe('a resource that disappears', () => {
     const { agent, service, clock, setAside } = setup({}, { flushMs: 1_000 });
     await agent.start();
     const removed = service.resources.splice(0, 1);
+    const before = clock.now();
     agent.record(1, 1);
     await clock.advance(2_000);
     expect(setAside.map((s) => s.value)).toEqual([1]);
     const lookups = () => service.requests.filter((r) => r.url.endsWith('/resource/1?silent=true')).map((r) => r.at);
-    // Operation 1 confirmed the 404 before the sample was set aside; then a minute, then twice as long.
+    // Operation 1 confirmed the 404 before the sample was set aside.
     expect(lookups()).toHaveLength(1);
     expect(agent.stats().setAsideBy).toEqual({ 1: 1 });
-    await clock.advance(60_000);
-    expect(lookups()).toHaveLength(2);
-    await clock.advance(120_000);
-    expect(lookups()).toHaveLength(3);
+    // Then by the backoff of every retry ladder (backoff.ts), from a minute up to an hour: the k-th wait
+    // within 60 s·2^(k-1), and no longer than the resource has been gone (a minute at least).
+    await clock.advance(30 * 60_000);
+    const at = lookups();
+    for (let k = 1; k < at.length; k++) {
+      expect(at[k] - at[k - 1]).toBeLessThanOrEqual(Math.min(3_600_000, 60_000 * 2 ** (k - 1), Math.max(60_000, at[k - 1] - before)));
+    }
+    expect(at.length).toBeGreaterThanOrEqual(6);
+    expect(at.length).toBeLessThanOrEqual(20);
     service.resources.unshift(...removed);
-    await clock.advance(240_000);
-    expect(lookups()).toHaveLength(4);
+    await clock.advance(Math.max(60_000, clock.now() - before));
+    expect(lookups().length).toBeGreaterThan(at.length);
     expect(agent.record(1, 2)).toBe('queued');
     await clock.advance(2_000);
     expect(service.stored(1)).toEqual([2]);

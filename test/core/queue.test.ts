@@ -5,7 +5,7 @@ import {
   PUSHED_EVICTED,
   SampleQueue,
   TOO_LARGE,
-  type Overflow,
+  type OverflowPolicy,
   type QueueOptions,
 } from '../../src/core/queue';
 import { createRandom } from '../../src/core/random';
@@ -98,7 +98,7 @@ describe('SampleQueue basics', () => {
   it('refuses bad options and bad arguments', () => {
     for (const capacity of [0, -1, 1.5, NaN, Infinity]) expect(() => make({ capacity })).toThrow(RangeError);
     for (const stringBytes of [-1, 0.5, NaN, 2 ** 32]) expect(() => make({ stringBytes })).toThrow(RangeError);
-    expect(() => make({ overflow: 'drop' as Overflow })).toThrow(RangeError);
+    expect(() => make({ overflow: 'drop' as OverflowPolicy })).toThrow(RangeError);
     expect(() => make({ capacity: 1, stringBytes: 0 })).not.toThrow();
     const q = make();
     q.push(1, 1, 0, 0);

@@ -1,17 +1,21 @@
-// The delivery engine's rules (src/core/rules.ts): docs/architecture.md holds the tables generated from
-// them, each outcome's example answer is classified as that outcome, and every (state × outcome) pair
-// keeps the engine's invariants (test/support/engine-walk.ts; on XS: the probe `rules`).
+// The delivery engine's rules (src/core/rules.ts): docs/architecture.md holds the tables and the diagram
+// generated from them, each outcome's example answer is classified as that outcome, every event (answers
+// and the agent's own moves) has a row somewhere, and every (state × event) pair keeps the engine's
+// invariants (test/support/engine-walk.ts; on XS: the probe `rules`).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/core/rules';
-import { OUTCOMES, withEngineTables } from '../support/engine-tables';
+import type { Outcome, State } from '../../src/core/rules';
+import { RULES } from '../../src/core/rules';
+import { EVENTS, OUTCOMES, STATES, withEngineTables } from '../support/engine-tables';
 import { walkRules } from '../support/engine-walk';
 
 describe('the rules of delivery', () => {
-  it('docs/architecture.md holds the tables generated from RULES (node scripts/engine-tables.mjs)', () => {
+  it('docs/architecture.md holds the tables and the diagram generated from RULES (node scripts/engine-tables.mjs)', () => {
     const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
     expect(doc, 'stale: run node scripts/engine-tables.mjs').toBe(withEngineTables(doc));
     expect(doc).not.toMatch(/reconciling/);
+    // The diagram is the generated one: no other drawing of the states stands beside it.
+    expect(doc.match(/stateDiagram/g)).toHaveLength(1);
   });
 
   for (const name of Object.keys(OUTCOMES) as Outcome[]) {
@@ -20,9 +24,19 @@ describe('the rules of delivery', () => {
     });
   }
 
-  it('keeps every invariant in every pair of state and outcome', () => {
+  it('has a row for every event in some state, and no row for an event it does not know', () => {
+    const states = Object.keys(STATES) as State[];
+    expect(states.sort()).toEqual(Object.keys(RULES).sort());
+    for (const event of EVENTS) expect(states.some((s) => RULES[s][event] !== undefined), event).toBe(true);
+    for (const s of states) for (const event of Object.keys(RULES[s])) expect(EVENTS, s + ' / ' + event).toContain(event);
+  });
+
+  it('keeps every invariant in every pair of state and event, answers and the agent\'s own moves', () => {
     const { cells, broken } = walkRules();
     expect(broken).toEqual([]);
+    // Every pair, twice (drained or not), an unknown batch's at two times.
+    const states = Object.keys(STATES).length;
+    expect(cells).toHaveLength((states + 1) * EVENTS.length * 2);
     expect(cells.filter((c) => c.endsWith(': impossible')).length).toBeGreaterThan(0);
     // An early read-back that says "not stored" is refused by the head, drained or not.
     expect(cells.filter((c) => c.startsWith('unknown / read not stored at +1')).every((c) => c.endsWith(': refused'))).toBe(true);

@@ -53,6 +53,7 @@ export const CHART_PROBE = `(() => {
         min: u.scales.x.min,
         max: u.scales.x.max,
         points: u.data[0].length,
+        times: u.data[0],
         states: u.data[1],
         plot: { left: u.bbox.left, width: u.bbox.width },
         canvas: { width: u.ctx.canvas.width, height: u.ctx.canvas.height, ratio: u.ctx.canvas.width / u.ctx.canvas.getBoundingClientRect().width },
@@ -74,6 +75,8 @@ export interface ChartSeen {
   max: number;
   /** Points uPlot was given (a step chart's carried state is one more). */
   points: number;
+  /** Their times, seconds since the epoch. */
+  times: number[];
   /** The values uPlot was given. */
   states: (number | null)[];
   /** Where the plotting area is across the canvas, in canvas pixels. */

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TOKEN, demoFleetDevice } from '../../src/service';
+import { DEMO_ACTUATORS, DEMO_PUBLIC_KEY, DEMO_RESOURCES, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
+import { createAgent } from '../../src/core';
+import { createNodeHost } from '../../platforms/node/host';
+import { planFor } from '../../src/sim/plan';
+import { createSignal } from '../../src/sim/signals';
+import { SIM_UPLINK } from '../../src/sim/simulator';
+import { demoClient } from '../../bench/demo';
+import { FastForward } from '../../bench/fast-forward';
+import { FaultProxy } from '../support/fault-proxy';
 import type { Seed } from '../../src/service';
 import type { FeedPage } from '../../src/service/local-wire';
 import { launchChromium } from '../support/chromium';
@@ -37,6 +45,28 @@ const WAIT = { timeout: 20_000 };
 async function points(page: Page, resource: number): Promise<number> {
   const all = await page.locator(`.card[data-resource="${resource}"] .plot`).evaluateAll((plots) => plots.map((p: any) => Number(p.dataset.points)));
   return all[0] ?? 0;
+}
+
+/** The same pseudo-random walk for the same seed, so that two devices' signals are alike (a 32-bit LCG). */
+function seeded(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296);
+}
+
+/** A step chart's state at time `t`: that of its last point at or before `t`. */
+function stepAt(chart: ChartSeen, t: number): number | null {
+  let j = 0;
+  while (j + 1 < chart.points && chart.times[j + 1] <= t) j++;
+  return chart.states[j];
+}
+
+/** A line chart's value at time `t`, between its points. */
+function lineAt(chart: ChartSeen, t: number): number {
+  let j = 1;
+  while (j < chart.points - 1 && chart.times[j] < t) j++;
+  const [t0, t1] = [chart.times[j - 1], chart.times[j]];
+  const [v0, v1] = [chart.states[j - 1] as number, chart.states[j] as number];
+  return t1 === t0 ? v1 : v0 + ((v1 - v0) * (t - t0)) / (t1 - t0);
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -200,7 +230,7 @@ describe('the dashboard in Chromium', () => {
         const { SeriesChart } = await import('/_local/assets/chart.js');
         const parent = document.body.appendChild(document.createElement('div'));
         const chart = new SeriesChart(parent, 'number', 1, { px: 0 });
-        chart.append([100, 200, 300], [1, 2, 3], 0, 300);
+        chart.add([100, 200, 300], [1, 2, 3], 0, 300);
         const before = [chart.xs.length, parent.dataset.points];
         chart.tick(250, 400);
         const after = [chart.xs.length, parent.dataset.points];
@@ -208,6 +238,129 @@ describe('the dashboard in Chromium', () => {
         return [before, after, [chart.xs.length, parent.dataset.points]];
       })()`);
       expect(counts).toEqual([[3, '3'], [1, '1'], [0, '0']]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a chart puts points stamped before those it shows among them, in time order', { timeout: 30_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${served.url}/`);
+      const shown = await page.evaluate(`(async () => {
+        const { SeriesChart } = await import('/_local/assets/chart.js');
+        const chart = new SeriesChart(document.body.appendChild(document.createElement('div')), 'number', 1, { px: 0 });
+        chart.add([100, 200, 300], [1, 2, 3], 0, 400);
+        // Stored later, sampled earlier: a second's new point goes after the one shown of that second.
+        chart.add([50, 200, 250], [4, 5, 6], 0, 400);
+        chart.add([350], [7], 0, 400);
+        return [chart.xs, chart.ys];
+      })()`);
+      expect(shown).toEqual([
+        [50, 100, 200, 200, 250, 300, 350],
+        [4, 1, 2, 5, 6, 3, 7],
+      ]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a backlog stored after the points a chart shows, sampled before them, is drawn where it was sampled', { timeout: 60_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const api = device(served.url, DEMO_PUBLIC_KEY, DEMO_TOKEN);
+      const minute = 60_000;
+      const created = async (body: object[]) => {
+        const reply = await api.createFeeds(body);
+        expect(reply.status, reply.text).toBe(200);
+        return (reply.json.payload as { created_at: string }[]).map((f) => Date.parse(f.created_at.replace(' ', 'T') + 'Z') / 1000);
+      };
+      const temperature = (age: number | undefined, i: number) => ({ id_resource: 102, input: 20 + 3 * Math.sin(i / 6), ...(age !== undefined && { age_ms: age }) });
+      // Before the outage: 21 samples a minute apart, 55 to 35 minutes ago; the door closed two hours ago.
+      // (The times stored, seconds since the epoch, of the temperature's feeds only.)
+      const times = (await created([...Array.from({ length: 21 }, (_, i) => temperature((55 - i) * minute, i)), { id_resource: 101, input: 0, age_ms: 120 * minute }])).slice(0, 21);
+      const page = await browser.context.newPage();
+      await page.addInitScript(CHART_PROBE);
+      await page.goto(`${served.url}/?window=1h`);
+      await expect.poll(async () => (await chartOf(page, 102)).points, WAIT).toBe(21);
+      expect((await chartOf(page, 101)).states).toEqual([0, 0]);
+      // The device restarts after the outage. Its restored samples have no age on this boot's clock: they
+      // are stamped on arrival, and shown.
+      times.push(...(await created([0, 1, 2].map((i) => temperature(undefined, 21 + i)))));
+      await expect.poll(async () => (await chartOf(page, 102)).points, WAIT).toBe(24);
+      // Then what it sampled since it restarted, with ages, stamped before them; and the door's opening,
+      // sampled 70 minutes ago, before the window: the window begins with it open.
+      times.push(...(await created([...Array.from({ length: 34 }, (_, i) => temperature((34 - i) * minute, 24 + i)), { id_resource: 101, input: 1, age_ms: 70 * minute }])).slice(0, 34));
+      await expect.poll(async () => (await chartOf(page, 102)).points, WAIT).toBe(58);
+      expect((await chartOf(page, 102)).times).toEqual(times.slice(0, 21).concat(times.slice(24), times.slice(21, 24)));
+      await expect.poll(async () => (await chartOf(page, 101)).states, WAIT).toEqual([1, 1]);
+      await screenshot(page, 'dashboard-backlog.png');
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('report by exception draws the same curves as every sample: the door contact and the water meter, an hour of each', { timeout: 120_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0', '--demo-devices', '2']);
+    try {
+      // Two demo devices, the same signals on one fast-forward clock: the first with the demo's report
+      // rules, the second sending every sample. The service refuses every batch for 55 minutes of device
+      // time (a 503 at the proxy), then takes them: with ages, each feed is stored at its sample's time, so
+      // the backlog spreads over the last hour.
+      const proxy = await FaultProxy.start(served.url);
+      proxy.faults([{ op: 'create', always: true, action: { do: 'status', status: 503 } }]);
+      const ff = new FastForward(createNodeHost());
+      const resources = await demoClient(served.url, ff.host.request).getResources(DEMO_RESOURCES);
+      const agents = [true, false].map((rules, k) => {
+        const d = demoFleetDevice(k);
+        const id = (resource: number): number => d.resources[DEMO_RESOURCES.indexOf(resource)];
+        const plan = planFor(resources, DEMO_ACTUATORS, rules);
+        return createAgent(ff.host, {
+          url: proxy.url,
+          publicKey: d.publicKey,
+          token: d.token,
+          sensors: plan.sensors.map((s) => ({ resource: id(s.resource), every: s.every, read: createSignal(s.spec, { now: ff.now, random: seeded(s.resource) }) })),
+          reporting: plan.sensors.flatMap((s) => (s.report === undefined ? [] : [{ resource: id(s.resource), ...s.report }])),
+          uplink: { ...SIM_UPLINK, sendAge: true, queue: 20_000 },
+          seed: 1,
+        });
+      });
+      try {
+        await Promise.all(agents.map((a) => a.start()));
+        await ff.run(55 * 60_000);
+        proxy.clearFaults();
+        const flushed = Promise.all(agents.map((a) => a.flush()));
+        await ff.run(60_000);
+        expect(await flushed).toEqual([true, true]);
+        const [ruled] = await Promise.all(agents.map((a) => a.stop()));
+        expect(ruled.heldBack).toBeGreaterThan(0);
+      } finally {
+        await proxy.close();
+      }
+      const page = await browser.context.newPage();
+      await page.addInitScript(CHART_PROBE);
+      await page.goto(`${served.url}/?window=1h`);
+      const other = demoFleetDevice(1).resources;
+      for (const [resource, all] of [[101, other[0]], [105, other[4]]]) {
+        await expect.poll(async () => (await chartOf(page, resource)).points, WAIT).toBeGreaterThan(1);
+        await expect.poll(async () => (await chartOf(page, all)).points, WAIT).toBeGreaterThan(3000);
+      }
+      // The contact: the step the rules' few points draw gives the state of every sample at its time, but
+      // where the two devices' samplers read a change on either side of a second (times are to the second).
+      const contact = await chartOf(page, 101);
+      const contactAll = await chartOf(page, other[0]);
+      const wrong = contactAll.times.filter((t, i) => stepAt(contact, t) !== contactAll.states[i]).length;
+      expect(wrong).toBeLessThanOrEqual(contactAll.points / 50);
+      // The meter's total: the line through the rules' points stays within a minute's count (60) of every sample.
+      const meter = await chartOf(page, 105);
+      const meterAll = await chartOf(page, other[4]);
+      const first = meter.times[0], last = meter.times[meter.points - 1];
+      const off = meterAll.times.map((t, i) => (t < first || t > last ? 0 : Math.abs(lineAt(meter, t) - (meterAll.states[i] as number))));
+      expect(Math.max(...off)).toBeLessThanOrEqual(60);
+      // Drawn from a twentieth of the points or fewer.
+      expect(meter.points + contact.points).toBeLessThan((meterAll.points + contactAll.points) / 20);
+      await screenshot(page, 'dashboard-exception.png');
     } finally {
       await served.stop();
     }

@@ -138,7 +138,7 @@ const config: AgentConfig = {
   token: 'T',
   sensors: [{ resource: 1, every: 1000, read: () => 21.5 }],
 };
-const agent = createAgent(createNodeHost({ storage: openDurableQueue('q'), keepAlive: false }), config);
+const agent = createAgent(createNodeHost({ storage: openDurableQueue('q'), holdProcess: false }), config);
 const stats: AgentStats = agent.stats();
 const queued: number = stats.queued;
 const queueStats: DurableQueueStats | null = null;
@@ -252,7 +252,7 @@ const failed = setInterval(() => {
   });
 });
 
-describe('keep-alive', () => {
+describe('holding the process', () => {
   // A program that only starts an agent: a reading every 100 ms, and it stops the agent after the 10th.
   const program = (hostOptions: string) => `import { createAgent } from 'feed-agent';
 import { createNodeHost } from 'feed-agent/node';
@@ -287,15 +287,15 @@ console.log('started');
     }
   }
 
-  it('keeps the process alive while the agent runs, and stop() lets it exit once all is delivered', async () => {
-    const { code, out } = await run('keep-alive.mjs', '');
+  it('holds the process while the agent runs, and stop() lets it exit once all is delivered', async () => {
+    const { code, out } = await run('holding.mjs', '');
     // Killed after 20 s (code null) if stop() had left anything holding the process.
     expect(code, out).toBe(0);
     expect(out).toMatch(/^started\nstopped: accepted (\d+), sent \1\n$/);
   });
 
-  it('with keepAlive: false, leaves the process to the application: it ends after start()', async () => {
-    const { code, out } = await run('no-keep-alive.mjs', '{ keepAlive: false }');
+  it('with holdProcess: false, leaves the process to the application: it ends after start()', async () => {
+    const { code, out } = await run('not-holding.mjs', '{ holdProcess: false }');
     expect(code).toBe(0);
     expect(out).toBe('started\n');
   });

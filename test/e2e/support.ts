@@ -192,7 +192,10 @@ export function feedsFile(file: string, seed: Seed, feeds: { resource: number; v
   try {
     store.applySeed(seed, timestamp(Date.now()));
     store.transaction(() => {
-      for (const f of feeds) store.platformFeed(f.resource, f.value, timestamp(f.atMs));
+      for (const f of feeds) {
+        const at = timestamp(f.atMs);
+        store.platformFeed({ resource: f.resource, rawData: f.value, createdAt: at }, at);
+      }
     });
   } finally {
     store.close();

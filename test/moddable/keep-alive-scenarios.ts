@@ -148,6 +148,39 @@ export const keepAliveScenarios: AdapterScenario[] = [
     },
   },
   {
+    name: 'keep-alive: a 503 with a page longer than the request allows is that status: the page\'s first bytes, the connection dropped',
+    async run(ctx) {
+      await ctx.faults({ op: 'create', action: { do: 'page', status: 503, bytes: 65_536 } });
+      const { device, send } = keepAlive(ctx);
+      const result = await send({ ...createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]), maxResponseBytes: 1_024 });
+      ok(result.kind === 'response', 'a response, not ' + JSON.stringify(failure(result)));
+      const seen = [result.status, result.body.length, result.body.slice(0, 15)];
+      equal(seen, [503, 1_024, '<!DOCTYPE html>'], '[status, body length, its start]');
+      // The rest of the page was not read: the connection went with it.
+      await reconnects(ctx, device, send);
+      return seen;
+    },
+  },
+  {
+    name: 'keep-alive: the agent takes a 503 with a page longer than its bound as a 503: retried, not read back, stored once',
+    async run(ctx) {
+      await ctx.faults({ op: 'create', action: { do: 'page', status: 503, bytes: 65_536 } });
+      const device = ctx.device();
+      const agent = createAgent(createModdableHost(device.sdk, { maxAnswerBytes: 4_096 }), agentConfig(ctx, { resources: [R.counterA], uplink: { flushMs: 600_000, maxLatencyMs: 600_000 } }));
+      await settle(device, agent.start());
+      for (let v = 1; v <= 5; v++) agent.record(R.counterA, v);
+      equal(await settle(device, agent.flush()), false, 'the first flush, answered 503');
+      for (let i = 0; i < 20 && agent.stats().queued > 0; i++) await settle(device, agent.flush());
+      const stats = await settle(device, agent.stop());
+      const seen = [stats.sent, stats.ambiguous, stats.reconciled, stats.unresolved, stats.retries, stats.queued];
+      equal(seen, [5, 0, 0, 0, 1, 0], '[sent, ambiguous, reconciled, unresolved, retries, queued]');
+      equal((await ctx.stored()).map((f) => f.raw_data), [1, 2, 3, 4, 5], 'stored values');
+      ok(device.trace.some((l) => l.indexOf('HTTP 503') >= 0), 'the trace says HTTP 503');
+      ok(!device.trace.some((l) => l.indexOf('longer than') >= 0 || l.indexOf('outcome unknown') >= 0), 'and not a garbled answer');
+      return seen;
+    },
+  },
+  {
     name: 'keep-alive: a refusal keeps its status and Retry-After, and the connection',
     async run(ctx) {
       await ctx.faults({ op: 'create', action: { do: 'status', status: 429, retryAfter: '7' } });

@@ -5,6 +5,7 @@
 import { createAgent } from '../../src/core/agent';
 import { createTimers } from '../../platforms/moddable/clock';
 import { openFlashQueue } from '../../platforms/moddable/flash-queue';
+import { AnswerBody } from '../../platforms/moddable/answer-body';
 import { createModdableHost } from '../../platforms/moddable/host';
 import { createHttp } from '../../platforms/moddable/http';
 import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
@@ -14,6 +15,7 @@ import { R } from '../scenarios/seed';
 import type { AdapterContext, AdapterScenario, Device } from './context';
 import { keepAliveScenarios } from './keep-alive-scenarios';
 import { TIMEOUT_MS, agentConfig, createFeedsOf, failure, lastFeedsOf } from './requests';
+import { utf8Bytes } from './standins/bytes';
 
 /** Where the agent scenarios keep their flash queue, and a wall clock as SNTP would set it (24 Nov 2026). */
 const BACKLOG = '/feed-agent.q';
@@ -147,6 +149,38 @@ export const adapterScenarios: AdapterScenario[] = [
       const result = await exchange(ctx.device(), { ...lastFeedsOf(ctx, [R.counterA, R.counterB, R.label]), maxResponseBytes: 16 });
       equal(failure(result), { kind: 'network', maybeDelivered: true, message: 'answer longer than 16 bytes (garbled): connection dropped' }, 'outcome');
       return failure(result);
+    },
+  },
+  ...[true, false].map((length): AdapterScenario => ({
+    name: 'http: a 503 with a page longer than the request allows ' + (length ? '(its Content-Length says so) ' : '(chunked) ') + 'is that status: the page\'s first bytes, the request closed',
+    async run(ctx) {
+      await ctx.faults({ op: 'create', action: { do: 'page', status: 503, bytes: 65_536, length } });
+      const result = await exchange(ctx.device(), { ...createFeedsOf(ctx, [{ id_resource: R.counterA, input: 1 }]), maxResponseBytes: 1_024 });
+      ok(result.kind === 'response', 'a response, not ' + JSON.stringify(failure(result)));
+      const seen = [result.status, result.body.length, result.body.slice(0, 15)];
+      equal(seen, [503, 1_024, '<!DOCTYPE html>'], '[status, body length, its start]');
+      equal((await ctx.stored()).length, 0, 'stored feeds');
+      return seen;
+    },
+  })),
+  {
+    name: 'answer body: a failure\'s first bytes end before a character the bound cut in two, and decode',
+    async run(ctx) {
+      const device = ctx.device();
+      const seen: string[] = [];
+      // 'abcd' then '€' (3 bytes) or '😀' (4 bytes), cut after each of their bytes by a bound of 5 to 8.
+      for (const text of ['abcd€', 'abcd😀']) {
+        const bytes = utf8Bytes(text);
+        for (let bound = 5; bound < bytes.byteLength; bound++) {
+          const body = new AnswerBody(16);
+          body.begin(bound);
+          body.add(bytes.slice(0, bound));
+          const { bytes: kept, length } = body.takePrefix();
+          seen.push(device.sdk.decode(kept, length));
+        }
+      }
+      equal(seen, ['abcd', 'abcd', 'abcd', 'abcd', 'abcd'], 'what each prefix decodes to');
+      return seen;
     },
   },
   {

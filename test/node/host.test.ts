@@ -1,4 +1,4 @@
-// The Node host's clock and timers: monotonic time, timers that fire and cancel, and with keepAlive false
+// The Node host's clock and timers: monotonic time, timers that fire and cancel, and with holdProcess false
 // never hold the process (that they hold it by default, and stop() releases it: test/e2e/package.test.ts).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -64,10 +64,14 @@ describe('createNodeHost', () => {
     expect(fired).toBe(0);
   });
 
-  it('with keepAlive false, lets a process whose only work is a pending timer exit', async () => {
+  it('with holdProcess false, lets a process whose only work is a pending timer exit', async () => {
     const script = await bundle('./pending-timer.ts', scratch.dir);
     // A held process would outlive the 10 s kill and fail here with a signal instead of code 0.
     const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 10_000 });
     expect(stdout).toBe('armed\n');
+  });
+
+  it('refuses the option\'s old name, keepAlive, naming the new one', () => {
+    expect(() => createNodeHost({ keepAlive: false } as never)).toThrow('createNodeHost: the option keepAlive was renamed holdProcess');
   });
 });

@@ -137,6 +137,39 @@ describe('createHttp', () => {
       });
     }
 
+    for (const withLength of [true, false]) {
+      it('reads a 503 with a 5 MB page ' + (withLength ? 'whose Content-Length says so' : 'sent in chunks') + ' as that status: the page\'s first bytes, the rest dropped', async () => {
+        let close!: () => void;
+        const sent = { bytes: 0, ended: false, closed: new Promise<void>((resolve) => (close = resolve)) };
+        const page = '<html><body><h1>Service Unavailable</h1>' + 'x'.repeat(1024);
+        const { base } = await httpServer((_req, _body, res) => {
+          res.writeHead(503, { 'Content-Type': 'text/html', ...(withLength ? { 'Content-Length': String(5 * MB) } : {}) });
+          res.on('close', close);
+          const more = (): void => {
+            while (sent.bytes < 5 * MB && !res.destroyed) {
+              sent.bytes += page.length;
+              if (!res.write(page)) return void res.once('drain', more);
+            }
+            if (!res.destroyed) {
+              sent.ended = true;
+              res.end();
+            }
+          };
+          more();
+        });
+        const result = await request({ ...post(base), maxResponseBytes: 65_536 });
+        expect(result.kind).toBe('response');
+        expect(result).toMatchObject({ kind: 'response', status: 503, retryAfter: null, location: null });
+        const body = (result as { body: string }).body;
+        expect(body.length).toBe(65_536);
+        expect(body.startsWith('<html><body><h1>Service Unavailable</h1>xxx')).toBe(true);
+        // The rest was dropped with the connection.
+        await sent.closed;
+        expect(sent.ended).toBe(false);
+        expect(sent.bytes).toBeLessThan(5 * MB);
+      });
+    }
+
     it('reads an answer of exactly the bound, and refuses one byte more', async () => {
       const { base } = await httpServer((req, _body, res) => {
         res.writeHead(200, { 'Transfer-Encoding': 'chunked' });

@@ -3,12 +3,12 @@
 // back, at the default settings; at the storage's bound each overflow policy keeps what it promises; a
 // restart reads no more than the window from storage and the rest as batches leave.
 import { createAgent } from '../../src/core';
-import type { Overflow } from '../../src/core';
+import type { OverflowPolicy } from '../../src/core';
 import { memoryBacklog } from '../support/memory-backlog';
 import { equal, ok } from './assert';
 import { agentConfig, holdsInOrder, killable, settle } from './helpers';
 import type { Scenario } from './run';
-import { R } from './seed';
+import { R, SERVICE_EPOCH_MS } from './seed';
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -43,7 +43,7 @@ const outage: Scenario = {
   },
 };
 
-function atBound(policy: Overflow, results: string[], kept: number[], dropped: number): Scenario {
+function atBound(policy: OverflowPolicy, results: string[], kept: number[], dropped: number): Scenario {
   return {
     name: 'backlog: at the bound of the storage, ' + policy + ' keeps what it promises and counts the rest',
     async run(ctx) {
@@ -103,10 +103,47 @@ const restart: Scenario = {
   },
 };
 
+/** The service's `created_at` for virtual time `t` (its clock follows the scenario's), to the second. */
+function createdAt(t: number): string {
+  return new Date(Math.floor((SERVICE_EPOCH_MS + t) / 1_000) * 1_000).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+const ages: Scenario = {
+  name: 'backlog: with ages on, a backlog delivered after an outage and a restart is stored at the times it was sampled',
+  async run(ctx) {
+    const storage = memoryBacklog(8, 100);
+    const uplink = { queue: WINDOW, batch: 10, sendAge: true };
+    const first = killable(ctx.host);
+    const killed = createAgent({ ...first.host, storage }, agentConfig(ctx, { uplink }));
+    await settle(ctx, killed.start());
+    await ctx.down(true);
+    const sampledAt: number[] = [];
+    for (const v of range(1, 40)) {
+      sampledAt.push(ctx.clock.now());
+      killed.record(R.counterA, v);
+      await ctx.clock.advance(1_500);
+    }
+    // A restart whose storage carries the times over (as a disk with a wall clock does).
+    first.kill();
+    await ctx.clock.advance(30_000);
+    await ctx.down(false);
+    const agent = createAgent({ ...ctx.host, storage }, agentConfig(ctx, { uplink }));
+    await settle(ctx, agent.start());
+    equal(await settle(ctx, agent.flush(), 60_000), true, 'flush()');
+    await holdsInOrder(ctx, R.counterA, range(1, 40), 0);
+    const [firstFeed] = await ctx.service.firstFeeds([R.counterA]);
+    const [lastFeed] = await ctx.service.lastFeeds([R.counterA]);
+    equal([firstFeed?.created_at, lastFeed?.created_at], [createdAt(sampledAt[0]), createdAt(sampledAt[39])], '[created_at] of the first and last feed');
+    equal(agent.stats().undated, 0, 'undated');
+    await settle(ctx, agent.stop());
+  },
+};
+
 export const backlogScenarios: Scenario[] = [
   outage,
   atBound('drop-newest', range(1, 50).map((v) => (v <= 32 ? 'queued' : 'full')), range(1, 32), 18),
   // The oldest segments beyond the window go: 17-24 for 33, 25-32 for 41, 33-40 for 49.
   atBound('drop-oldest', range(1, 50).map(() => 'queued'), [...range(1, 16), ...range(41, 50)], 24),
   restart,
+  ages,
 ];

@@ -34,7 +34,8 @@ export interface ServiceView {
   values(resource: number): Promise<InputValue[]>;
   /** Operation 2, silent and without the token, so it changes no presence. */
   resources(ids: number[]): Promise<Resource[]>;
-  /** Operation 6, the same way. */
+  /** Operations 5 and 6, the same way. */
+  firstFeeds(ids: number[]): Promise<(Feed | null)[]>;
   lastFeeds(ids: number[]): Promise<(Feed | null)[]>;
   /** Operation 3 with the device's token, as another client of the device (a phone app) would. */
   create(resource: number, input: InputValue): Promise<CreatedFeed>;
@@ -145,6 +146,7 @@ export function createContext(link: Link, url: string): ScenarioContext {
       stored,
       values: (resource) => stored().then((feeds) => feeds.filter((f) => f.id_resource === resource).map((f) => f.raw_data)),
       resources: (ids) => get<Resource[]>('/resources/' + ids.join(',') + '?silent=true'),
+      firstFeeds: (ids) => get<(Feed | null)[]>('/resources/' + ids.join(',') + '/feeds/first?silent=true'),
       lastFeeds: (ids) => get<(Feed | null)[]>('/resources/' + ids.join(',') + '/feeds/last?silent=true'),
       create: (resource, input) =>
         call({ cmd: 'create', t: clock.now(), resource, input }).then((answer) => (answer as { payload: CreatedFeed }).payload),

@@ -141,7 +141,7 @@ export function lostAnswer(name: string, action: FaultAction, outcome: 'timeout'
       // A minute more: long enough for a late commit to land.
       await ctx.clock.advance(60_000);
       if (fate.counts[0] > 0) {
-        // Keep-alive reads may come between; the batch's next request is its read-back.
+        // Presence reads may come between; the batch's next request is its read-back.
         const next = ctx.requests.slice(ctx.requests.indexOf(first) + 1).find((r) => r.op === 'create' || r.op === 'last')!;
         equal([next.op, next.path.endsWith('?silent=true')], ['last', true], '[op, silent] of the batch\'s request after the failure');
         const wait = outcome === 'timeout' ? settleMs(uplinkSettings(config)) : 0;

@@ -2,6 +2,7 @@
 import { backlogScenarios } from './backlog';
 import { commandScenarios } from './commands';
 import { deliveryScenarios } from './delivery';
+import { exceptionScenarios } from './exception';
 import { failureScenarios } from './failures';
 import { flushScenarios } from './flush';
 import { isolationScenarios } from './isolation';
@@ -21,6 +22,7 @@ export const scenarios: Scenario[] = [
   ...isolationScenarios,
   ...overflowScenarios,
   ...backlogScenarios,
+  ...exceptionScenarios,
   ...validationScenarios,
   ...commandScenarios,
   ...presenceScenarios,

@@ -57,7 +57,7 @@ export const lifecycleScenarios: Scenario[] = [
       // Past the retry's timeout, well short of another lookupRetryMs.
       await ctx.clock.advance(4_000);
       equal(ctx.requests.filter((r) => r.op === 'read').map((r) => r.outcome).slice(-1), ['timeout'], 'the lookup retry in flight at stop()');
-      // Sampler, uplink, command polls and handler limits, keep-alive, vanished lookups, lookup retry: a
+      // Sampler, uplink, command polls and handler limits, presence reads, vanished lookups, lookup retry: a
       // timer left armed would keep a Node process up after stop().
       equal(ctx.clock.pending, 0, 'timers armed after stop() and the end of the lookup in flight');
     },

@@ -1,12 +1,12 @@
 // A full queue while the service is unreachable: each overflow policy keeps exactly what it promises,
 // the counters say so, and the service ends up holding exactly that.
-import type { Overflow } from '../../src/core';
+import type { OverflowPolicy } from '../../src/core';
 import { equal } from './assert';
 import { creates, holdsInOrder, settle, startAgent } from './helpers';
 import type { Scenario } from './run';
 import { R } from './seed';
 
-function overflow(policy: Overflow, kept: number[], results: string[]): Scenario {
+function overflow(policy: OverflowPolicy, kept: number[], results: string[]): Scenario {
   return {
     name: 'overflow: ' + policy + ' with the service unreachable',
     async run(ctx) {

@@ -1,5 +1,5 @@
 // Presence, on the service's clock (which follows the virtual one): resources stay alive while the agent
-// runs, through its flushes or, when it has nothing to send, its keep-alive reads; they lapse once it stops.
+// runs, through its flushes or, when it has nothing to send, its presence reads; they lapse once it stops.
 import { atLeast, atMost, equal, ok } from './assert';
 import type { ScenarioContext } from './context';
 import { counter, creates, settle, startAgent } from './helpers';
@@ -21,7 +21,7 @@ function stamp(t: number): string {
 
 export const presenceScenarios: Scenario[] = [
   {
-    name: 'presence: keep-alive reads keep an idle agent alive; it lapses after stop',
+    name: 'presence: presence reads keep an idle agent alive; it lapses after stop',
     async run(ctx) {
       const relay = { resource: R.relay, every: 10_000, handle: () => undefined };
       equal(await alive(ctx, R.relay), false, 'alive before the agent ran');
@@ -29,9 +29,9 @@ export const presenceScenarios: Scenario[] = [
       equal(await alive(ctx, R.relay), true, 'alive after start');
       await ctx.clock.advance(300_000);
       const reads = ctx.requests.filter((r) => r.op === 'read');
-      atLeast(reads.length, 10, 'non-silent reads in 5 minutes (the lookup, then keep-alives)');
-      ok(reads.every((r) => r.path.indexOf('silent') < 0), 'keep-alive reads are not silent');
-      for (let i = 1; i < reads.length; i++) atMost(reads[i].t - reads[i - 1].t, LIFETIME_MS / 2, 'gap between keep-alive reads');
+      atLeast(reads.length, 10, 'non-silent reads in 5 minutes (the lookup, then presence reads)');
+      ok(reads.every((r) => r.path.indexOf('silent') < 0), 'presence reads are not silent');
+      for (let i = 1; i < reads.length; i++) atMost(reads[i].t - reads[i - 1].t, LIFETIME_MS / 2, 'gap between presence reads');
       equal(await alive(ctx, R.relay), true, 'alive after 5 idle minutes');
       await settle(ctx, agent.stop());
       await ctx.clock.advance(LIFETIME_MS + 1_000);
@@ -39,7 +39,7 @@ export const presenceScenarios: Scenario[] = [
     },
   },
   {
-    name: 'presence: flushes keep a sending agent alive without keep-alive reads',
+    name: 'presence: flushes keep a sending agent alive without presence reads',
     async run(ctx) {
       const b = counter(R.counterB, 5_000);
       const agent = await startAgent(ctx, { sensors: [b.sensor], uplink: { flushMs: 10_000 } });

@@ -28,7 +28,7 @@ export const GAUGES = [31, 32, 33, 34, 35, 36, 37, 38];
 /** The service's wall clock at virtual time 0; it follows the scenario's virtual clock from there. */
 export const SERVICE_EPOCH_MS = Date.UTC(2026, 0, 1);
 
-/** Resource lifetime in minutes: the agent's default keep-alive is half of it. */
+/** Resource lifetime in minutes: the agent's presence reads come every half of it by default. */
 export const LIFETIME_MINUTES = 1;
 
 const subtype = (id: number, name: string, begin: number, end: number, regex: string | null = null) => ({

@@ -48,6 +48,11 @@ function input(): unknown {
   ])();
 }
 
+/** A sample's age (docs/interface.md, The sample's age): good ones, its bounds, and what it refuses. */
+function age(): unknown {
+  return pick([0, 1, 999, 86_400_000, 2_592_000_000, 2_592_000_001, -1, -0, 1.5, 2 ** 53, 1e300, '5', null, [], true]);
+}
+
 function json(depth = 0): unknown {
   if (depth > 3 || chance(0.4)) return input();
   if (chance(0.5)) return Array.from({ length: int(4) }, () => json(depth + 1));
@@ -59,11 +64,13 @@ function element(): unknown {
   const e: Record<string, unknown> = {};
   if (!chance(0.05)) e.id_resource = chance(0.9) ? pick(RESOURCES) : pick([0, -1, '73', 1.5, null]);
   if (!chance(0.05)) e.input = input();
+  if (chance(0.3)) e.age_ms = age();
   return e;
 }
 
 function body(): string | Buffer | undefined {
-  const valid = () => (chance(0.5) ? JSON.stringify({ input: input() }) : JSON.stringify(Array.from({ length: 1 + int(6) }, element)));
+  const valid = () =>
+    chance(0.5) ? JSON.stringify({ input: input(), ...(chance(0.3) && { age_ms: age() }) }) : JSON.stringify(Array.from({ length: 1 + int(6) }, element));
   return pick<() => string | Buffer | undefined>([
     valid,
     valid,

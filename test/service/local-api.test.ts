@@ -124,7 +124,7 @@ describe('a resource’s kind', () => {
     try {
       const listed = (await request(`${kinds.url}/_local/devices`, 'GET')).json.payload.devices[0].resources.map((r: any) => r.kind);
       // The agent itself, after its start-up lookup of the same records, parsing a command of "1".
-      const agent = new Resources(ids, () => -1);
+      const agent = new Resources(ids, { numberTag: () => -1 }, []);
       await agent.lookup(new FeedClient(createHttp(), { baseUrl: kinds.url, publicKey: 'KINDS', token: 'kinds-token', timeoutMs: 5_000 }), () => {});
       const parsed = ids.map((id) => typeof agent.parseCommand(id, '1'));
       expect(parsed).toEqual(['boolean', 'number', 'number', 'number', 'string', 'string']);
@@ -444,7 +444,7 @@ describe('the feed pages’ index', () => {
       const file = join(dir, 'feeds.db');
       new Store(file).close();
       const db = new Database(file);
-      const bounds = { resource: 74, at: '2025-06-01 12:00:00', id: 5, from: '2025-06-01 00:00:00', to: '2025-06-02 00:00:00', limit: 10 };
+      const bounds = { resource: 74, at: '2025-06-01 12:00:00', id: 5, from: '2025-06-01 00:00:00', to: '2025-06-02 00:00:00', since: 0, limit: 10 };
       for (const sql of Object.values(FEED_PAGE_SQL)) {
         const plan = (db.prepare('EXPLAIN QUERY PLAN ' + sql).all(bounds) as { detail: string }[]).map((row) => row.detail);
         expect(plan).toEqual(['SEARCH feeds USING INDEX feeds_by_resource_time (id_resource=? AND created_at>? AND created_at<?)']);

@@ -53,7 +53,13 @@ export type FaultAction =
    * Forwards, then answers the service's envelope padded with spaces to `bytes` (still valid JSON), in
    * chunks and with backpressure; `bloated` counts the bytes the socket took before the client left.
    */
-  | { do: 'bloat'; bytes: number };
+  | { do: 'bloat'; bytes: number }
+  /**
+   * Answers `status` (a failure) with an HTML page of `bytes` bytes, as a proxy's error page, without
+   * forwarding: with its Content-Length (`length`, default true) or chunked, with backpressure; `bloated`
+   * counts the bytes the socket took before the client left.
+   */
+  | { do: 'page'; status: number; bytes: number; length?: boolean };
 
 export interface FaultRule {
   /** The operation it applies to; any when omitted. */
@@ -96,7 +102,7 @@ export class FaultProxy {
   readonly stored: StoredFeed[] = [];
   /** How many requests each action was applied to, by `<operation> <action>` (`create reset after`, `last pass`). */
   readonly applied = new Map<string, number>();
-  /** Bytes of `bloat` answers the sockets took. */
+  /** Bytes of `bloat` and `page` answers the sockets took. */
   bloated = 0;
   private rules: (FaultRule & { left: number })[] = [];
   private fates = new Map<string, Fate>();
@@ -204,6 +210,21 @@ export class FaultProxy {
     return action;
   }
 
+  /** Writes `bytes` bytes of `pad` over and over with backpressure, then `end`, unless the client leaves first. */
+  private stream(res: http.ServerResponse, pad: Buffer, bytes: number, end: string): void {
+    let left = bytes;
+    const more = (): void => {
+      while (left > 0 && !res.destroyed) {
+        const chunk = left < pad.length ? pad.subarray(0, left) : pad;
+        left -= chunk.length;
+        this.bloated += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      if (!res.destroyed) res.end(end);
+    };
+    more();
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const body = await readBody(req);
     const tagHeader = req.headers[TAG_HEADER];
@@ -275,18 +296,16 @@ export class FaultProxy {
       case 'bloat': {
         const upstream = await forward();
         res.writeHead(upstream.status, { 'content-type': 'application/json' });
-        const pad = Buffer.alloc(64 * 1024, 0x20);
-        let left = action.bytes - Buffer.byteLength(upstream.body);
-        const more = (): void => {
-          while (left > 0 && !res.destroyed) {
-            const chunk = left < pad.length ? pad.subarray(0, left) : pad;
-            left -= chunk.length;
-            this.bloated += chunk.length;
-            if (!res.write(chunk)) return void res.once('drain', more);
-          }
-          if (!res.destroyed) res.end(upstream.body);
-        };
-        return more();
+        return this.stream(res, Buffer.alloc(64 * 1024, 0x20), action.bytes - Buffer.byteLength(upstream.body), upstream.body);
+      }
+      case 'page': {
+        const head = '<!DOCTYPE html><html><head><title>' + action.status + ' Service Unavailable</title></head><body><h1>Service Unavailable</h1><p>The server is temporarily unable to service your request.</p>';
+        const tail = '</body></html>';
+        res.writeHead(action.status, { 'content-type': 'text/html', ...(action.length === false ? {} : { 'content-length': String(action.bytes) }) });
+        res.write(head);
+        // The page's filler: markup, as a large error page is.
+        const filler = Buffer.from('<div class="pad">                                                          </div>\n'.repeat(800));
+        return this.stream(res, filler, action.bytes - head.length - tail.length, tail);
       }
       case 'truncate': {
         const upstream = await forward();
@@ -340,6 +359,7 @@ export class FaultProxy {
 /** `reset after`, `status 503`, `late`: an action as the `applied` tally names it. */
 export function actionName(action: FaultAction): string {
   if (action.do === 'status') return 'status ' + action.status;
+  if (action.do === 'page') return 'page ' + action.status;
   if (action.do === 'reset' || action.do === 'hold') return action.do + (action.after ? ' after' : ' before');
   return action.do;
 }

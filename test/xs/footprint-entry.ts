@@ -6,7 +6,7 @@ import type { Agent, AgentConfig, FeedInput, Host, HttpRequest, HttpResult } fro
 import { VirtualClock } from '../support/virtual-clock';
 import { settled, xsLink } from './host';
 
-/** The time never moves: sensors, flushes and keep-alives stay quiet unless a step queues enough to flush. */
+/** The time never moves: sensors, flushes and presence reads stay quiet unless a step queues enough to flush. */
 const clock = new VirtualClock();
 
 interface Device {

@@ -39,7 +39,7 @@ export function getState(page, limit) {
 
 /**
  * @param {number} resource
- * @param {{from?: string, to?: string, order?: 'asc' | 'desc', after?: number, limit?: number}} query
+ * @param {{from?: string, to?: string, order?: 'asc' | 'desc', after?: number, since?: number, limit?: number}} query
  * @returns {Promise<FeedPage>}
  */
 export function getFeeds(resource, query) {

@@ -51,9 +51,12 @@ class Card {
     this.kind = resource.kind;
     /** Places a number of this resource shows. */
     this.decimals = decimalsOf(r.subtype);
-    /** The id of the newest feed shown; null until the first load. */
+    /**
+     * The greatest feed id loaded: a feed stored later has a greater one, whatever its time (a backlog
+     * arrives stamped where it was sampled). null until the first load.
+     */
     /** @type {number | null} */
-    this.shown = null;
+    this.newest = null;
     /** Bumped when the window changes, so that a load begun before it is not applied after. */
     this.generation = 0;
     this.presence = node('span', 'presence');
@@ -204,73 +207,74 @@ class Card {
    * @param {number} windowMs
    */
   async sync(resource, nowMs, windowMs) {
-    this.csv.href = csvUrl(this.id, stamp(nowMs - windowMs));
+    const windowStart = stamp(nowMs - windowMs);
+    this.csv.href = csvUrl(this.id, windowStart);
     const last = resource.record.id_last_feed;
-    if (last === null || last === this.shown) {
+    if (last === null || last === this.newest) {
       this.chart?.tick((nowMs - windowMs) / 1000, nowMs / 1000);
       return;
     }
     const generation = this.generation;
-    /** @type {Feeds} */
-    let feeds;
-    /** A step chart's first load: the last feed before the window, the state the window begins in. */
-    /** @type {FeedPage | null} */
-    let before = null;
-    if (this.shown === null || this.kind === 'string') {
-      // The newest in the window, as many as the card shows: a list needs ten, a chart a page.
-      const [newest, previous] = await Promise.all([
-        getFeeds(this.id, { from: stamp(nowMs - windowMs), order: 'desc', limit: this.kind === 'string' ? LIST_LENGTH : MAX_POINTS }),
-        this.kind === 'boolean' ? getFeeds(this.id, { to: stamp(nowMs - windowMs - 1000), order: 'desc', limit: 1 }) : null,
-      ]);
-      before = previous;
-      const shown = this.shown;
-      // For a list, only those it does not show yet (ids grow with time): it keeps the rest.
-      const known = shown === null ? -1 : newest.id_resource_feed.findIndex((id) => id <= shown);
-      const fresh = (/** @type {any[]} */ column) => (known < 0 ? column : column.slice(0, known)).reverse();
-      feeds = { id_resource_feed: fresh(newest.id_resource_feed), created_at: fresh(newest.created_at), raw_data: fresh(newest.raw_data) };
-    } else {
-      feeds = { id_resource_feed: [], created_at: [], raw_data: [] };
-      for (let after = this.shown; ; ) {
-        const page = await getFeeds(this.id, { after, limit: MAX_POINTS });
-        feeds.id_resource_feed.push(...page.id_resource_feed);
-        feeds.created_at.push(...page.created_at);
-        feeds.raw_data.push(...page.raw_data);
-        if (page.next === null) break;
-        after = page.next;
-      }
-    }
+    const since = this.newest;
+    // A step chart's state as the window begins, the last feed before it: read with every load, since a
+    // backlog can bring a later one.
+    const [previous, feeds] = await Promise.all([
+      this.kind === 'boolean' ? getFeeds(this.id, { to: stamp(nowMs - windowMs - 1000), order: 'desc', limit: 1 }) : null,
+      this.newestFeeds(windowStart, since === null || this.kind === 'string' ? null : since),
+    ]);
     if (generation !== this.generation) return;
-    if (before !== null) this.chart?.startWith(before.raw_data.length > 0 ? numberOf(before.raw_data[0]) : null);
+    // A full chart's state before its first point is the last it dropped (SeriesChart.tick), not this.
+    if (previous !== null && this.chart !== null && this.chart.xs.length < MAX_POINTS) {
+      this.chart.startWith(previous.raw_data.length > 0 ? numberOf(previous.raw_data[0]) : null);
+    }
     // With no feed in the window, later loads start after the resource's last feed.
-    const ids = feeds.id_resource_feed;
-    this.shown = ids.length > 0 ? ids[ids.length - 1] : last;
+    let newest = Math.max(last, this.newest ?? 0);
+    for (const id of feeds.id_resource_feed) if (id > newest) newest = id;
+    this.newest = newest;
     this.show(feeds, nowMs, windowMs);
   }
 
   /**
-   * @param {Feeds} feeds in time order
+   * The newest feeds of the window, in time order, as many as the card shows: a list needs ten, a chart a
+   * page. With `since`, only those stored after that feed, whatever their time, and from the chart's
+   * oldest point once it holds MAX_POINTS: it keeps its newest MAX_POINTS, so it would keep no feed older
+   * than that, nor than the newest MAX_POINTS stored since. A list is read again whole when it has news,
+   * since what arrived may fall anywhere among what it shows.
+   * @param {string} windowStart
+   * @param {number | null} since
+   * @returns {Promise<Feeds>}
+   */
+  async newestFeeds(windowStart, since) {
+    const points = this.chart?.xs ?? [];
+    const from = since !== null && points.length >= MAX_POINTS ? stamp(points[0] * 1000) : windowStart;
+    const limit = this.kind === 'string' ? LIST_LENGTH : MAX_POINTS;
+    const newest = await getFeeds(this.id, { from, order: 'desc', limit, ...(since !== null && { since }) });
+    return { id_resource_feed: newest.id_resource_feed.reverse(), created_at: newest.created_at.reverse(), raw_data: newest.raw_data.reverse() };
+  }
+
+  /**
+   * @param {Feeds} feeds in time order: for a list, all it shows; for a chart, those to add
    * @param {number} nowMs the service's clock
    * @param {number} windowMs
    */
   show(feeds, nowMs, windowMs) {
     if (this.chart !== null) {
       const ys = feeds.raw_data.map(numberOf);
-      this.chart.append(feeds.created_at.map((t) => parseTime(t) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
+      this.chart.add(feeds.created_at.map((t) => parseTime(t) / 1000), ys, (nowMs - windowMs) / 1000, nowMs / 1000);
     } else if (this.list !== null) {
       const count = feeds.raw_data.length;
       const items = [];
       for (let i = count - 1; i >= Math.max(0, count - LIST_LENGTH); i--) {
         items.push(node('li', '', [node('span', 'value', [feeds.raw_data[i]]), node('time', '', [moment(parseTime(feeds.created_at[i]), nowMs)])]));
       }
-      this.list.prepend(...items);
-      while (this.list.children.length > LIST_LENGTH) this.list.lastElementChild?.remove();
-      this.plot.dataset.points = String(this.list.children.length);
+      this.list.replaceChildren(...items);
+      this.plot.dataset.points = String(items.length);
     }
   }
 
   reset() {
     this.generation++;
-    this.shown = null;
+    this.newest = null;
     this.chart?.clear();
     this.list?.replaceChildren();
   }

@@ -1,9 +1,9 @@
 // @ts-check
 // A resource's recent values as a chart: numbers as a line, booleans as a step chart, through uPlot
-// (small, fast, made for time series; docs/dashboard.md). The points live in two plain arrays that grow
-// as feeds arrive and lose what falls out of the window or past MAX_POINTS. The time axis is the window
-// itself, ending at the service's clock, whatever the points: every chart of the page spans the same
-// time, and shows how long ago its last value came.
+// (small, fast, made for time series; docs/dashboard.md). The points live in two plain arrays in time
+// order that grow as feeds arrive and lose what falls out of the window or past MAX_POINTS. The time
+// axis is the window itself, ending at the service's clock, whatever the points: every chart of the page
+// spans the same time, and shows how long ago its last value came.
 import { minuteOfDay, tickLabels, timeOfDay, withUnit } from './format.js';
 
 /** @type {typeof import('uplot')} */
@@ -158,15 +158,38 @@ export class SeriesChart {
   }
 
   /**
-   * Adds points after the ones shown (feeds arrive in time order) and drops those before `oldestS`.
-   * @param {number[]} xs seconds since the epoch
+   * Adds points where their times fall among those shown, and drops those before `oldestS`. Live feeds
+   * go after them; a backlog that arrives stamped in the past (docs/interface.md, The sample's age) goes
+   * among them. A point goes after those of its second already shown: it arrived after them.
+   * @param {number[]} xs seconds since the epoch, in time order
    * @param {(number | null)[]} ys
    * @param {number} oldestS
    * @param {number} nowS the service's clock
    */
-  append(xs, ys, oldestS, nowS) {
-    this.xs.push(...xs);
-    this.ys.push(...ys);
+  add(xs, ys, oldestS, nowS) {
+    const shown = this.xs.length;
+    if (xs.length > 0 && (shown === 0 || xs[0] >= this.xs[shown - 1])) {
+      this.xs.push(...xs);
+      this.ys.push(...ys);
+    } else if (xs.length > 0) {
+      /** @type {number[]} */
+      const mx = [];
+      /** @type {(number | null)[]} */
+      const my = [];
+      let i = 0;
+      let j = 0;
+      while (i < shown || j < xs.length) {
+        if (j === xs.length || (i < shown && this.xs[i] <= xs[j])) {
+          mx.push(this.xs[i]);
+          my.push(this.ys[i++]);
+        } else {
+          mx.push(xs[j]);
+          my.push(ys[j++]);
+        }
+      }
+      this.xs = mx;
+      this.ys = my;
+    }
     this.tick(oldestS, nowS);
   }
 

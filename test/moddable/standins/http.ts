@@ -7,7 +7,8 @@
 //   nothing adds a Content-Length: the adapter must;
 // - a refused connection throws "write failed" from the first write (lin's socket) or ends in message
 //   -2 (lwip's), as `refusal` says; so does the write of the last fragment with `failLastWrite`; a status line of fewer than three parts throws "unexpected status
-//   format"; an answer shorter than its Content-Length ends in message -2;
+//   format"; an answer shorter than its Content-Length ends in message -2; a chunked body is offered as
+//   its chunks' data;
 // - without `response`, the body comes as message 4 with the count that arrived (at most a socket
 //   buffer's), which must be read with `read` inside it, then message 5; every message after `close()`
 //   is dropped.
@@ -139,6 +140,7 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
       if (status.length < 3) throw new Error('unexpected status format');
       this.callback(STATUS, parseInt(status[1]));
       let length = -1;
+      let chunked = false;
       for (const line of lines.slice(1)) {
         if (this.closed) return;
         const colon = line.indexOf(':');
@@ -146,9 +148,11 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
         const data = line.slice(colon + 1).trim();
         this.callback(HEADER, name, data);
         if (name === 'content-length') length = parseInt(data);
+        if (name === 'transfer-encoding' && data.toLowerCase() === 'chunked') chunked = true;
       }
       let body = answer.bytes.slice(end + 4);
-      if (length >= 0) body = body.slice(0, length);
+      if (chunked) body = dechunk(body);
+      else if (length >= 0) body = body.slice(0, length);
       // In the socket buffer's fragments, each read inside its message, as http.js offers them.
       for (let at = 0; at < body.length && !this.closed; at += room) {
         this.fragmentBytes = body.slice(at, at + room);
@@ -168,4 +172,18 @@ export function requestStandIn(options: RequestStandInOptions): RequestClass {
       }
     }
   };
+}
+
+/** The data of a chunked body's chunks, as far as they came whole. */
+function dechunk(body: string): string {
+  let data = '';
+  let at = 0;
+  for (;;) {
+    const line = body.indexOf('\r\n', at);
+    if (line < 0) return data;
+    const size = parseInt(body.slice(at, line), 16);
+    if (!(size > 0) || line + 2 + size > body.length) return data;
+    data += body.slice(line + 2, line + 2 + size);
+    at = line + 2 + size + 2;
+  }
 }

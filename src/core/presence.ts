@@ -1,29 +1,47 @@
 // Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
 // request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
-// for a keep-alive interval, this makes one authenticated read of every resource (operation 2).
-import type { Host } from './host';
+// for `presenceMs`, this makes one authenticated read of every resource (operation 2).
+import type { Host, Log } from './host';
 import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
-import type { Job } from './lane';
+import type { Job, Lane } from './lane';
 import { errorText } from './errors';
 
-export class KeepAlive implements Job {
+export interface PresenceParts {
+  host: Host;
+  client: FeedClient;
+  /** The resources it keeps present. */
+  ids: readonly number[];
+  counters: Counters;
+  log: Log;
+  lane: Lane;
+  /** The first `presenceMs`. */
+  intervalMs: number;
+}
+
+export class Presence implements Job {
   wanted = false;
   private lastPresenceAt = 0;
+  private intervalMs: number;
+  private readonly host: Host;
+  private readonly client: FeedClient;
+  private readonly ids: readonly number[];
+  private readonly counters: Counters;
+  private readonly log: Log;
+  private readonly lane: Lane;
   private readonly alarm: Alarm;
 
-  constructor(
-    private readonly host: Host,
-    private readonly client: FeedClient,
-    private readonly ids: readonly number[],
-    private readonly counters: Counters,
-    private readonly report: (level: 'warn', message: string) => void,
-    private readonly want: () => void,
-    private intervalMs: number,
-  ) {
-    this.alarm = new Alarm(host, () => {
-      if (this.host.now() - this.lastPresenceAt >= this.intervalMs) this.want();
+  constructor(parts: PresenceParts) {
+    this.host = parts.host;
+    this.client = parts.client;
+    this.ids = parts.ids;
+    this.counters = parts.counters;
+    this.log = parts.log;
+    this.lane = parts.lane;
+    this.intervalMs = parts.intervalMs;
+    this.alarm = new Alarm(parts.host, () => {
+      if (this.host.now() - this.lastPresenceAt >= this.intervalMs) this.lane.want(this);
       else this.arm();
     });
   }
@@ -55,7 +73,7 @@ export class KeepAlive implements Job {
       this.seen();
     } catch (e) {
       this.counters.lastError = errorText(e);
-      this.report('warn', 'keep-alive read: ' + errorText(e));
+      this.log('warn', 'presence read: ' + errorText(e));
       // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
       this.lastPresenceAt = this.host.now() - this.intervalMs + Math.ceil(this.intervalMs / 4);
     }

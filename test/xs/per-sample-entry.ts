@@ -1,9 +1,10 @@
-// Bundled into the XS worker for the backlog's allocation test (backlog.xs.test.ts): an agent with a window
-// of 256 samples on a storage that holds a backlog in typed arrays allocated once (so that the storage
-// itself allocates nothing), first with the service refusing every batch (samples spill to the backlog),
-// then delivering (the backlog is read back into the window as batches leave). Each step is one evaluation.
+// Bundled into the XS worker for the per-sample allocation tests (per-sample.xs.test.ts): an agent with a
+// window of 256 samples, optionally on a storage that holds a backlog in typed arrays allocated once (so
+// that the storage itself allocates nothing) and with report-by-exception rules; first with the service
+// refusing every batch (samples spill to the backlog), then delivering (the backlog is read back into the
+// window as batches leave). Each step is one evaluation.
 import { createAgent } from '../../src/core';
-import type { Agent, HttpRequest, HttpResult, QueueStorage, StoredVisit } from '../../src/core';
+import type { Agent, HttpRequest, HttpResult, QueueStorage, ReportConfig, StoredVisit } from '../../src/core';
 import { VirtualClock } from '../support/virtual-clock';
 import { settled, xsLink } from './host';
 
@@ -54,11 +55,12 @@ function request(req: HttpRequest): Promise<HttpResult> {
   });
 }
 
-const backlog = {
-  start(device: { url: string; publicKey: string; token: string; resource: number }) {
-    const host = { request, now: clock.now, setTimer: clock.setTimer, clearTimer: clock.clearTimer, storage: ringBacklog(65536) };
+const perSample = {
+  start(device: { url: string; publicKey: string; token: string; resource: number }, options: { backlog: boolean; reporting: ReportConfig[] }) {
+    const host = { request, now: clock.now, setTimer: clock.setTimer, clearTimer: clock.clearTimer, storage: options.backlog ? ringBacklog(65536) : undefined };
     const uplink = { queue: 256, batch: 100, startJitterMs: 0 };
-    agent = createAgent(host, { url: device.url, publicKey: device.publicKey, token: device.token, resources: [device.resource], seed: 1, uplink });
+    const { url, publicKey, token, resource } = device;
+    agent = createAgent(host, { url, publicKey, token, resources: [resource], reporting: options.reporting, seed: 1, uplink });
     return settled(agent.start());
   },
 
@@ -66,19 +68,19 @@ const backlog = {
   record(resource: number, from: number, count: number) {
     const a = agent as Agent;
     for (let i = 0; i < count; i++) a.record(resource, from + i);
-    return settled(clock.advance(1_000).then(() => backlog.countsNow()));
+    return settled(clock.advance(1_000).then(() => perSample.counts()));
   },
 
   /** The service takes batches from now on: virtual time moves `ms` on, and the backlog drains. */
   deliver(ms: number) {
     refusing = false;
-    return settled(clock.advance(ms).then(() => backlog.countsNow()));
+    return settled(clock.advance(ms).then(() => perSample.counts()));
   },
 
-  countsNow() {
+  counts() {
     const s = (agent as Agent).stats();
-    return { accepted: s.accepted, queued: s.queued, backlog: s.backlog, sent: s.sent, droppedOverflow: s.droppedOverflow };
+    return { accepted: s.accepted, queued: s.queued, backlog: s.backlog, sent: s.sent, droppedOverflow: s.droppedOverflow, heldBack: s.heldBack };
   },
 };
 
-(globalThis as { backlog?: unknown }).backlog = backlog;
+(globalThis as { perSample?: unknown }).perSample = perSample;
