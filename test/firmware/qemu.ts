@@ -12,7 +12,7 @@ import { ROOT } from '../support/build';
 import { track } from '../support/children';
 import { ESP32_FLASH_BYTES, onPath } from './esp32';
 import type { Esp32Image, Esp32Tools } from './esp32';
-import { instrumentColumns } from './sdk';
+import { instrumentColumns, nextLine } from './sdk';
 
 // Found from the project's root: the benchmarks run this module bundled elsewhere.
 const RELAY = join(ROOT, 'test', 'firmware', 'qemu-relay.mjs');
@@ -147,13 +147,7 @@ export class QemuRun {
       if (this.exited || Date.now() >= end) {
         throw new Error('no line matching ' + pattern + (this.exited ? ' (QEMU exited)' : ' within ' + ms + ' ms') + '; UART:\n' + this.tail(25));
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(500, end - Date.now()));
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await nextLine(this.waiters, end);
     }
   }
 

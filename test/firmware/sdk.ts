@@ -109,13 +109,7 @@ export class Simulator {
       if (this.exited || Date.now() >= end) {
         throw new Error('no line matching ' + pattern + (this.exited ? ' (mcsim exited)' : ' within ' + ms + ' ms') + '; trace:\n' + this.trace.slice(-25).join('\n'));
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(500, end - Date.now()));
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await nextLine(this.waiters, end);
     }
   }
 
@@ -138,6 +132,17 @@ export class Simulator {
     }
     await exited;
   }
+}
+
+/** Resolves when a line arrives (its reader calls the waiters) or after 500 ms, never later than `end`. */
+export function nextLine(waiters: (() => void)[], end: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, Math.min(500, end - Date.now()));
+    waiters.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /**
