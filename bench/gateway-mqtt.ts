@@ -1,5 +1,5 @@
-// The gateway's MQTT runs (docs/gateway.md): throughput, kill -9 under load, and the side-by-side with
-// Node-RED. Each starts its own broker, service and publisher (bench/gateway-rig.ts) and the bridge as a
+// The gateway's MQTT runs (docs/gateway.md): where its throughput stops (saturation), kill -9 under load,
+// and the side-by-side with Node-RED. Each starts its own broker, service and publisher (bench/gateway-rig.ts) and the bridge as a
 // child process, then matches what the service stored against what the broker acknowledged.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,10 +16,13 @@ import type { Broker } from './mqtt-broker';
 import { topicOf } from './mqtt-publisher';
 
 /**
- * A device's queue capacity in the bench (the gateway's default, 1024), or FEED_AGENT_BENCH_GATEWAY_QUEUE:
- * the memory part with a smaller one shows what capacity costs (docs/gateway.md).
+ * A device's queue in memory in the bench: the gateway's default, or FEED_AGENT_BENCH_GATEWAY_QUEUE, to
+ * see what another size costs and gives (docs/gateway.md).
  */
-export const BENCH_DEVICE_QUEUE = Number(process.env.FEED_AGENT_BENCH_GATEWAY_QUEUE ?? 1024);
+export const BENCH_DEVICE_QUEUE = process.env.FEED_AGENT_BENCH_GATEWAY_QUEUE === undefined ? undefined : Number(process.env.FEED_AGENT_BENCH_GATEWAY_QUEUE);
+
+/** Today's design, the baseline: the queue in memory of 1,024 readings the gateway had before the backlog. */
+export const TODAY_QUEUE = 1024;
 
 export interface Run {
   work: string;
@@ -28,7 +31,7 @@ export interface Run {
 }
 
 /** The gateway's config file for `fleet` (tokens from the environment it returns). */
-function gatewayConfig(work: string, broker: Broker, service: ServiceProcess, fleet: Fleet, requestsPerSecond: number): { file: string; env: Record<string, string> } {
+function gatewayConfig(work: string, broker: Broker, service: ServiceProcess, fleet: Fleet, requestsPerSecond: number, queue: number | undefined): { file: string; env: Record<string, string> } {
   const env: Record<string, string> = {};
   const devices = Array.from({ length: fleet.devices }, (_, d) => {
     env['BENCH_TOKEN_' + d] = demoFleetDevice(d).token;
@@ -36,7 +39,7 @@ function gatewayConfig(work: string, broker: Broker, service: ServiceProcess, fl
       name: 'd' + d,
       publicKey: demoFleetDevice(d).publicKey,
       tokenEnv: 'BENCH_TOKEN_' + d,
-      queue: BENCH_DEVICE_QUEUE,
+      ...(queue === undefined ? {} : { queue }),
       resources: Array.from({ length: fleet.perDevice }, (_, r) => {
         const k = d * fleet.perDevice + r;
         return { id: FIRST_ID + k, mqtt: { topic: topicOf(k) } };
@@ -101,22 +104,70 @@ async function runPlan(run: Run, name: string, plan: Plan, bridgeFor: (work: str
   }
 }
 
-const gatewayBridge = (run: Run, fleet: Fleet, requestsPerSecond: number) => (work: string, broker: Broker, service: ServiceProcess) => {
-  const { file, env } = gatewayConfig(work, broker, service, fleet, requestsPerSecond);
+const gatewayBridge = (run: Run, fleet: Fleet, requestsPerSecond: number, queue = BENCH_DEVICE_QUEUE) => (work: string, broker: Broker, service: ServiceProcess) => {
+  const { file, env } = gatewayConfig(work, broker, service, fleet, requestsPerSecond, queue);
   return gatewayProcess(run.cli, file, env);
 };
 
-/**
- * Offered above the issue's 20,000 msg/s, so that the figure says whether the gateway keeps up past it: a
- * gateway that cannot leaves a backlog in the broker, and the time to store it counts.
- */
+/** The offered rates tried: from the issue's 20,000 msg/s up, a step at a time; a step between the last held and the first not held. */
+export const SATURATION_FROM = 20_000;
+const SATURATION_STEP = 4000;
+/** A rate is held when the oldest reading the service stored was younger than this, none lost. */
+export const SATURATION_MAX_AGE_MS = 5000;
+/** The step whose run gives the figures of before (`gateway.mqttMessagesPerSecond`: the publisher's rate, offered 24,000). */
 export const THROUGHPUT_RATE = 24_000;
+/** The publisher cannot offer more than this (one mqtt.js client): a rate it fell short of by more than 3 % is not tried further. */
+const OFFERED_SHORTFALL = 0.97;
 
-/** THROUGHPUT_RATE over 100 devices of one topic each, for 60 s (10 s short). */
-export function throughput(run: Run, short: boolean): Promise<Outcome> {
+export interface Step {
+  rate: number;
+  queue: string;
+  outcome: Outcome;
+  held: boolean;
+}
+
+export interface Saturation {
+  /**
+   * The highest rate held, as the publisher offered it, per design (0: not even SATURATION_FROM − a step);
+   * `capped` when the publisher could offer no more, so the limit is higher than that.
+   */
+  limit: number;
+  todayLimit: number;
+  capped: boolean;
+  steps: Step[];
+}
+
+/**
+ * Where the gateway stops: 100 devices of one topic each, offered `rate` msg/s for 60 s (10 s short),
+ * from SATURATION_FROM up until a rate is not held, then the rate between the last held and it. Each
+ * rate runs twice, the gateway as it is and today's design (queues of TODAY_QUEUE), in turn.
+ */
+export async function saturation(run: Run, short: boolean): Promise<Saturation> {
   const fleet = { devices: 100, perDevice: 1 };
   const durationMs = short ? 10_000 : 60_000;
-  return runPlan(run, 'throughput', { fleet, rate: THROUGHPUT_RATE, durationMs, faults: async () => {}, drainMs: 60_000 }, gatewayBridge(run, fleet, 2000));
+  const steps: Step[] = [];
+  const designs = [{ name: String(BENCH_DEVICE_QUEUE ?? 'default'), queue: BENCH_DEVICE_QUEUE }, { name: String(TODAY_QUEUE), queue: TODAY_QUEUE }];
+  const held = new Map<string, number>();
+  const failed = new Map<string, number>();
+  let capped = false;
+  const attempt = async (rate: number, design: (typeof designs)[number]): Promise<void> => {
+    const outcome = await runPlan(run, `saturation-${rate}-${design.name}`, { fleet, rate, durationMs, faults: async () => {}, drainMs: 60_000 }, gatewayBridge(run, fleet, 2000, design.queue));
+    const ok = outcome.lost === 0 && outcome.maxAgeMs < SATURATION_MAX_AGE_MS;
+    steps.push({ rate, queue: design.name, outcome, held: ok });
+    if (outcome.publishedPerSecond < rate * OFFERED_SHORTFALL) capped = true;
+    // The rate offered is what the publisher kept up, a little under the rate asked for.
+    if (ok) held.set(design.name, Math.max(held.get(design.name) ?? 0, outcome.publishedPerSecond));
+    else failed.set(design.name, Math.min(failed.get(design.name) ?? Infinity, rate));
+  };
+  for (let rate = SATURATION_FROM; !capped && designs.some((d) => !failed.has(d.name)); rate += SATURATION_STEP) {
+    for (const d of designs) if (!failed.has(d.name)) await attempt(rate, d);
+  }
+  // Between the last rate held and the first not held.
+  for (const d of designs) {
+    const between = (held.get(d.name) ?? SATURATION_FROM - SATURATION_STEP) + SATURATION_STEP / 2;
+    if (failed.has(d.name) && between < (failed.get(d.name) as number) && between > 0) await attempt(between, d);
+  }
+  return { limit: held.get(designs[0].name) ?? 0, todayLimit: held.get(designs[1].name) ?? 0, capped, steps };
 }
 
 /** kill -9 of the gateway at random instants under 5,000 msg/s, restarted each time: 20 kills (3 short). */

@@ -1,12 +1,16 @@
 // The gateway box (docs/gateway.md). Its parts, each alone with FEED_AGENT_BENCH_GATEWAY_PARTS (a comma list
 // of memory, append, throughput, kills, compare; all by default), and shorter with
 // FEED_AGENT_BENCH_GATEWAY_SHORT=1 (for development: the figures are not the documented ones):
-// - memory: 1, 10, 100 and 1,000 devices in one Node process as `feed-agent gateway` builds them: a config
-//   parsed by the gateway's parser (every setting its default: durable queues of 1,024 readings synced
-//   every second, one HTTP pool of 16 connections, 50 requests a second for the whole gateway), one
-//   GatewayDevice each, against `feed-agent serve --demo-devices N` in a child process. Each device is
-//   offered one reading a second as the MQTT input offers it (`offer`, `heard`), spread over the second.
-//   FEED_AGENT_BENCH_GATEWAY_RPS sets `service.requestsPerSecond`, FEED_AGENT_BENCH_GATEWAY_QUEUE the queue;
+// - memory: 1, 10, 100, 1,000 and 10,000 devices in one Node process as `feed-agent gateway` builds them: a
+//   config parsed by the gateway's parser (every setting its default: a queue in memory of GATEWAY_DEFAULTS
+//   .queue readings in front of a durable queue synced every second, one HTTP pool of 16 connections, 50
+//   requests a second for the whole gateway, raised past 1,000 devices to keep each device's share: see
+//   requestsFor), one GatewayDevice each, against `feed-agent serve --demo-devices N` in a child process.
+//   Each device is offered one reading a second as the MQTT input offers it (`offer`, `heard`), spread
+//   over the second. Beside it, today's design: the same with the queue in memory of 1,024 readings that
+//   the gateway had before the backlog (its overflow, on disk, was empty at these rates), at 1,000 and
+//   10,000 devices. FEED_AGENT_BENCH_GATEWAY_RPS sets `service.requestsPerSecond`, FEED_AGENT_BENCH_GATEWAY_QUEUE
+//   the queue of the new design's runs;
 // - append: the durable queue's fsync policies (bench/durable-append.ts);
 // - throughput, kills, compare: `feed-agent gateway` between a broker and the service (bench/gateway-mqtt.ts).
 //
@@ -24,14 +28,14 @@ import { join } from 'node:path';
 
 import { createHttp } from '../platforms/node/http';
 import type { HttpRequest } from '../src/core/host';
-import { parseGatewayConfig } from '../src/gateway/config';
+import { GATEWAY_DEFAULTS, parseGatewayConfig } from '../src/gateway/config';
 import type { GatewayConfig } from '../src/gateway/config';
 import { GatewayDevice } from '../src/gateway/device';
 import { paceRequests } from '../src/gateway/pacing';
 import { demoFleetDevice } from '../src/service';
 import { measureAppends } from './durable-append';
 import { playRole, ROLE_ENV } from './gateway-rig';
-import { BENCH_DEVICE_QUEUE, comparison, kills, throughput, THROUGHPUT_RATE } from './gateway-mqtt';
+import { BENCH_DEVICE_QUEUE, comparison, kills, saturation, SATURATION_MAX_AGE_MS, THROUGHPUT_RATE, TODAY_QUEUE } from './gateway-mqtt';
 import type { Outcome } from './gateway-mqtt';
 import { format, median, round, sleep } from './measure';
 import { runSection } from './section';
@@ -39,7 +43,9 @@ import type { BenchRow, BenchSection } from './section';
 import { cli, serve } from './serve';
 import { ROOT, workDir } from '../test/support/build';
 
-const SIZES = [1, 10, 100, 1000];
+const SIZES = [1, 10, 100, 1000, 10_000];
+/** Today's design (a queue of TODAY_QUEUE in memory) is measured where its figures are compared. */
+const TODAY_SIZES = [100, 1000, 10_000];
 const short = process.env.FEED_AGENT_BENCH_GATEWAY_SHORT === '1';
 /**
  * The warm-up lets the process reach its steady state: at the default 50 requests a second, 1,000 devices
@@ -51,19 +57,32 @@ const short = process.env.FEED_AGENT_BENCH_GATEWAY_SHORT === '1';
 const WARMUP_MS = short ? 10_000 : 150_000;
 const WINDOW_MS = short ? 2000 : 3000;
 const RUNS = short ? 3 : 7;
-/** The environment variable that makes this section measure one size, in a child process. */
+/** The environment variables that make this section measure one size (and queue), in a child process. */
 const CHILD = 'FEED_AGENT_BENCH_GATEWAY_DEVICES';
-const PARTS = ['memory', 'append', 'throughput', 'kills', 'compare'] as const;
+const CHILD_QUEUE = 'FEED_AGENT_BENCH_GATEWAY_CHILD_QUEUE';
+const PARTS = ['memory', 'append', 'saturation', 'kills', 'compare'] as const;
 const RPS = process.env.FEED_AGENT_BENCH_GATEWAY_RPS;
-const KEYS = ['cpuPct', 'rssKb', 'heapTotalKb', 'heapUsedKb', 'arrayBuffersKb', 'samplesPerSecond', 'requestsPerSecond'] as const;
+const KEYS = ['cpuPct', 'rssKb', 'heapTotalKb', 'heapUsedKb', 'arrayBuffersKb', 'samplesPerSecond', 'requestsPerSecond', 'queued'] as const;
 
 type Load = Record<(typeof KEYS)[number], number>;
 
+/**
+ * `service.requestsPerSecond` for `devices` devices: the gateway's default up to 1,000 devices, then as
+ * many as keep each device's share of it at 1,000 devices (a request every 20 s, about 20 readings in
+ * each). At the default, 10,000 devices would each send every 200 s: 200 readings a request, and 200 s to
+ * start (each device's start-up lookup is paced too).
+ */
+function requestsFor(devices: number): number | undefined {
+  if (RPS !== undefined) return Number(RPS);
+  return devices <= 1000 ? undefined : (GATEWAY_DEFAULTS.requestsPerSecond * devices) / 1000;
+}
+
 /** The config `feed-agent gateway` would parse for the first `devices` of the demo fleet: one MQTT-fed resource each. */
-function gatewayConfig(url: string, devices: number, dir: string): GatewayConfig {
+function gatewayConfig(url: string, devices: number, queue: number | undefined, dir: string): GatewayConfig {
   const env: Record<string, string> = {};
+  const requestsPerSecond = requestsFor(devices);
   const json = {
-    service: RPS === undefined ? { url } : { url, requestsPerSecond: Number(RPS) },
+    service: requestsPerSecond === undefined ? { url } : { url, requestsPerSecond },
     queue: { dir },
     // Parsed for the routes' sake; the bench offers the readings itself, as the MQTT input does.
     mqtt: { url: 'mqtt://127.0.0.1' },
@@ -71,17 +90,17 @@ function gatewayConfig(url: string, devices: number, dir: string): GatewayConfig
       const d = demoFleetDevice(k);
       env['TOKEN_' + k] = d.token;
       // The device's air temperature (its second resource).
-      return { publicKey: d.publicKey, tokenEnv: 'TOKEN_' + k, queue: BENCH_DEVICE_QUEUE, resources: [{ id: d.resources[1], mqtt: { topic: `field/${k}/temperature` } }] };
+      return { publicKey: d.publicKey, tokenEnv: 'TOKEN_' + k, ...(queue === undefined ? {} : { queue }), resources: [{ id: d.resources[1], mqtt: { topic: `field/${k}/temperature` } }] };
     }),
   };
   return parseGatewayConfig(json, env, dir);
 }
 
-/** What `devices` gateway devices cost this process. */
-async function measure(devices: number): Promise<Load> {
+/** What `devices` gateway devices (with queues in memory of `queue`, or the default) cost this process. */
+async function measure(devices: number, queue: number | undefined): Promise<Load> {
   const service = await serve(['--demo-devices', String(devices)]);
   const queues = mkdtempSync(join(tmpdir(), 'feed-agent-gateway-bench-'));
-  const config = gatewayConfig(service.url, devices, queues);
+  const config = gatewayConfig(service.url, devices, queue, queues);
   // The gateway's request path (gateway.ts): one pool, one token bucket; the requests are counted below it.
   const http = createHttp({ connections: config.service.connections });
   let requests = 0;
@@ -94,6 +113,7 @@ async function measure(devices: number): Promise<Load> {
   };
   const gateway = config.devices.map((d) => new GatewayDevice(d, config, paced.request, () => {}, noCommands));
   const accepted = () => gateway.reduce((sum, d) => sum + d.stats().accepted, 0);
+  const queued = () => gateway.reduce((sum, d) => sum + d.stats().queued, 0);
   let field: ReturnType<typeof setInterval> | undefined;
   let offered = 0;
   let refused = 0;
@@ -120,7 +140,7 @@ async function measure(devices: number): Promise<Load> {
       const used = process.cpuUsage(cpu);
       const samplesPerSecond = (accepted() - start.accepted) / seconds;
       const requestsPerSecond = (requests - start.requests) / seconds;
-      windows.push({ cpuPct: ((used.user + used.system) / 1e6 / seconds) * 100, ...memoryAfterGc(), samplesPerSecond, requestsPerSecond });
+      windows.push({ cpuPct: ((used.user + used.system) / 1e6 / seconds) * 100, ...memoryAfterGc(), samplesPerSecond, requestsPerSecond, queued: queued() });
     }
     // A reading refused would be a queue that filled: the device would not be keeping up with its field.
     if (refused > 0) throw new Error(`${refused} of ${offered} readings were not queued`);
@@ -146,8 +166,8 @@ function memoryAfterGc(): Pick<Load, 'rssKb' | 'heapTotalKb' | 'heapUsedKb' | 'a
 }
 
 /** One size, measured in a process of its own. */
-function inChild(devices: number): Load {
-  const { figures } = runSection('gateway', { [CHILD]: String(devices) });
+function inChild(devices: number, queue: number | undefined): Load {
+  const { figures } = runSection('gateway', { [CHILD]: String(devices), ...(queue === undefined ? {} : { [CHILD_QUEUE]: String(queue) }) });
   return Object.fromEntries(KEYS.map((key) => [key, figures['gateway.child.' + key]])) as Load;
 }
 
@@ -156,7 +176,8 @@ export async function benchGateway(): Promise<BenchSection> {
   if (role !== undefined) return playRole(role);
   const own = process.env[CHILD];
   if (own !== undefined) {
-    const load = await measure(Number(own));
+    const queue = process.env[CHILD_QUEUE];
+    const load = await measure(Number(own), queue === undefined ? undefined : Number(queue));
     return { title: `Gateway, ${own} devices`, rows: [], figures: Object.fromEntries(KEYS.map((key) => ['gateway.child.' + key, load[key]])) };
   }
   const parts = new Set(process.env.FEED_AGENT_BENCH_GATEWAY_PARTS?.split(',') ?? PARTS);
@@ -175,38 +196,61 @@ export async function benchGateway(): Promise<BenchSection> {
 }
 
 function memory(): BenchSection {
-  const loads = new Map(SIZES.map((devices) => [devices, inChild(devices)]));
-  const added = (key: (typeof KEYS)[number], from: number, to: number) => (loads.get(to)![key] - loads.get(from)![key]) / (to - from);
+  // The designs in turn, size by size, so that the machine's other work weighs on both alike.
+  const loads = new Map<number, Load>();
+  const today = new Map<number, Load>();
+  for (const devices of SIZES) {
+    loads.set(devices, inChild(devices, BENCH_DEVICE_QUEUE));
+    if (TODAY_SIZES.includes(devices)) today.set(devices, inChild(devices, TODAY_QUEUE));
+  }
+  const added = (of: Map<number, Load>, key: (typeof KEYS)[number], from: number, to: number) => (of.get(to)![key] - of.get(from)![key]) / (to - from);
   const figures = {
-    'gateway.cpuPerDevicePct': round(added('cpuPct', 100, 1000), 4),
-    'gateway.baselineCpuPerDevicePct': round(added('cpuPct', 10, 100), 4),
-    'gateway.rssPerDeviceKb': round(added('rssKb', 100, 1000), 1),
-    'gateway.baselineRssPerDeviceKb': round(added('rssKb', 10, 100), 1),
+    'gateway.cpuPerDevicePct': round(added(loads, 'cpuPct', 100, 1000), 4),
+    'gateway.baselineCpuPerDevicePct': round(added(loads, 'cpuPct', 10, 100), 4),
+    'gateway.rssPerDeviceKb': round(added(loads, 'rssKb', 100, 1000), 1),
+    'gateway.baselineRssPerDeviceKb': round(added(loads, 'rssKb', 10, 100), 1),
+    'gateway.todayRssPerDeviceKb': round(added(today, 'rssKb', 100, 1000), 1),
+    // 10,000 devices: what each device beyond 1,000 adds, and the whole process's RSS.
+    'gateway.rssPerDeviceKb10k': round(added(loads, 'rssKb', 1000, 10_000), 1),
+    'gateway.todayRssPerDeviceKb10k': round(added(today, 'rssKb', 1000, 10_000), 1),
+    'gateway.rssMb10k': round(loads.get(10_000)!.rssKb / 1024, 1),
+    'gateway.todayRssMb10k': round(today.get(10_000)!.rssKb / 1024, 1),
+    'gateway.cpuPerDevicePct10k': round(added(loads, 'cpuPct', 1000, 10_000), 4),
     // The parts of it that V8 counts: the queues' typed arrays, the heap's live objects, the heap's size.
-    'gateway.arrayBuffersPerDeviceKb': round(added('arrayBuffersKb', 100, 1000), 1),
-    'gateway.heapUsedPerDeviceKb': round(added('heapUsedKb', 100, 1000), 1),
-    'gateway.heapTotalPerDeviceKb': round(added('heapTotalKb', 100, 1000), 1),
+    'gateway.arrayBuffersPerDeviceKb': round(added(loads, 'arrayBuffersKb', 100, 1000), 1),
+    'gateway.heapUsedPerDeviceKb': round(added(loads, 'heapUsedKb', 100, 1000), 1),
+    'gateway.heapTotalPerDeviceKb': round(added(loads, 'heapTotalKb', 100, 1000), 1),
+    'gateway.arrayBuffersPerDeviceKb10k': round(added(loads, 'arrayBuffersKb', 1000, 10_000), 1),
+    'gateway.heapUsedPerDeviceKb10k': round(added(loads, 'heapUsedKb', 1000, 10_000), 1),
+    'gateway.heapTotalPerDeviceKb10k': round(added(loads, 'heapTotalKb', 1000, 10_000), 1),
     'gateway.samplesPerSecond': round(loads.get(1000)!.samplesPerSecond, 1),
     'gateway.requestsPerSecond': round(loads.get(1000)!.requestsPerSecond, 1),
+    'gateway.samplesPerSecond10k': round(loads.get(10_000)!.samplesPerSecond, 1),
+    // Readings waiting at 10,000 devices: about 20 s of them, if the devices keep up.
+    'gateway.queued10k': round(loads.get(10_000)!.queued),
   };
   const mb = (kb: number) => (format(round(kb / 1024, 1)) + ' MB').padStart(11);
-  const header = '  devices   CPU (% of a core)   RSS after gc   heap used   heap size  array buffers   samples/s   requests/s';
-  const lines = [...loads].map(([devices, l]) =>
-    '  ' + format(devices).padStart(7) + (format(round(l.cpuPct, 2)) + ' %').padStart(20) + mb(l.rssKb).padStart(15) + mb(l.heapUsedKb).padStart(12) +
-    mb(l.heapTotalKb).padStart(12) + mb(l.arrayBuffersKb).padStart(15) + format(round(l.samplesPerSecond, 1)).padStart(12) + format(round(l.requestsPerSecond, 1)).padStart(13),
-  );
+  const header = '  queue   devices   CPU (% of a core)   RSS after gc   heap used   heap size  array buffers   samples/s   requests/s   queued';
+  const line = (queue: string, devices: number, l: Load) =>
+    '  ' + queue.padStart(5) + format(devices).padStart(10) + (format(round(l.cpuPct, 2)) + ' %').padStart(20) + mb(l.rssKb).padStart(15) + mb(l.heapUsedKb).padStart(12) +
+    mb(l.heapTotalKb).padStart(12) + mb(l.arrayBuffersKb).padStart(15) + format(round(l.samplesPerSecond, 1)).padStart(12) + format(round(l.requestsPerSecond, 1)).padStart(13) +
+    format(round(l.queued)).padStart(9);
+  const window = String(BENCH_DEVICE_QUEUE ?? GATEWAY_DEFAULTS.queue);
   return {
     title:
-      `Gateway: N devices as \`feed-agent gateway\` builds them (its defaults${RPS === undefined ? '' : ', ' + RPS + ' requests/s'}), one reading a second each, ` +
-      `durable queues of ${BENCH_DEVICE_QUEUE} readings (baseline: the same from 10 to 100 devices)`,
+      `Gateway: N devices as \`feed-agent gateway\` builds them (its defaults${RPS === undefined ? '; 500 requests/s at 10,000 devices' : ', ' + RPS + ' requests/s'}), one reading a second each, ` +
+      `queues in memory of ${window} readings in front of the backlog on disk (baseline: today's design, queues of ${TODAY_QUEUE})`,
     rows: [
-      { label: 'CPU per added device, 100 to 1,000 devices (% of one core)', value: figures['gateway.cpuPerDevicePct'], baseline: figures['gateway.baselineCpuPerDevicePct'], unit: '%' },
-      { label: 'RSS per added device, 100 to 1,000 devices', value: figures['gateway.rssPerDeviceKb'], baseline: figures['gateway.baselineRssPerDeviceKb'], unit: 'KB' },
+      { label: 'CPU per added device, 100 to 1,000 devices (% of one core)', value: figures['gateway.cpuPerDevicePct'], baseline: figures['gateway.baselineCpuPerDevicePct'], unit: '% (baseline: 10 to 100)' },
+      { label: 'RSS per added device, 100 to 1,000 devices', value: figures['gateway.rssPerDeviceKb'], baseline: figures['gateway.todayRssPerDeviceKb'], unit: 'KB' },
+      { label: '  the same, 10 to 100 devices (V8 grows its young generation between them)', value: figures['gateway.baselineRssPerDeviceKb'], unit: 'KB' },
       { label: '  of which array buffers (the queue)', value: figures['gateway.arrayBuffersPerDeviceKb'], unit: 'KB' },
       { label: '  of which the V8 heap (its size)', value: figures['gateway.heapTotalPerDeviceKb'], unit: 'KB' },
       { label: '  the heap\'s live objects', value: figures['gateway.heapUsedPerDeviceKb'], unit: 'KB' },
+      { label: 'RSS per added device, 1,000 to 10,000 devices', value: figures['gateway.rssPerDeviceKb10k'], baseline: figures['gateway.todayRssPerDeviceKb10k'], unit: 'KB' },
+      { label: 'RSS at 10,000 devices', value: figures['gateway.rssMb10k'], baseline: figures['gateway.todayRssMb10k'], unit: 'MB' },
     ],
-    table: [header, ...lines],
+    table: [header, ...[...loads].map(([devices, l]) => line(window, devices, l)), ...[...today].map(([devices, l]) => line(String(TODAY_QUEUE), devices, l))],
     figures,
   };
 }
@@ -248,23 +292,38 @@ async function bridges(parts: Set<string>): Promise<BenchSection> {
     const gateway = spawnSync(process.execPath, [run.cli, 'gateway', '--help'], { stdio: 'ignore' }).status === 0;
     if (!gateway) {
       table.push('  feed-agent gateway is not in this build: its runs are skipped');
-      for (const part of ['throughput', 'kills']) parts.delete(part);
+      for (const part of ['saturation', 'kills']) parts.delete(part);
     }
     const describe = (name: string, o: Outcome) =>
       `  ${name}: ${format(o.published)} acknowledged by ${o.broker}, lost ${o.lost}, duplicates ${o.duplicates}, ` +
-      `stored unacknowledged ${o.unacknowledgedStored}, oldest ${format(round(o.maxAgeMs / 1000, 1))} s, ${format(round(o.throughput))} msg/s`;
-    if (parts.has('throughput')) {
-      const o = await throughput(run, short);
+      `stored unacknowledged ${o.unacknowledgedStored}, oldest ${format(round(o.maxAgeMs / 1000, 1))} s, published ${format(round(o.publishedPerSecond))}/s, ${format(round(o.throughput))} msg/s`;
+    if (parts.has('saturation')) {
+      const s = await saturation(run, short);
+      // The figures of before, from the run offered 24,000 a second (the gateway as it is).
+      const at24k = s.steps.find((step) => step.rate === THROUGHPUT_RATE && step.queue === s.steps[0].queue);
       Object.assign(figures, {
-        'gateway.mqttMessagesPerSecond': round(o.throughput),
-        'gateway.mqttPublishedPerSecond': round(o.publishedPerSecond),
-        'gateway.mqttLost': o.lost,
-        'gateway.mqttDuplicates': o.duplicates,
-        'gateway.mqttMaxAgeMs': round(o.maxAgeMs),
-        'gateway.mosquitto': o.broker === 'mosquitto' ? 1 : 0,
+        'gateway.mqttSaturationPerSecond': round(s.limit),
+        'gateway.todayMqttSaturationPerSecond': round(s.todayLimit),
+        'gateway.mqttSaturationCapped': s.capped ? 1 : 0,
+        'gateway.mqttLost': s.steps.reduce((n, step) => n + step.outcome.lost, 0),
+        'gateway.mqttDuplicates': s.steps.reduce((n, step) => n + step.outcome.duplicates, 0),
+        'gateway.mosquitto': s.steps[0].outcome.broker === 'mosquitto' ? 1 : 0,
       });
-      rows.push({ label: `MQTT messages/s into the service (offered ${format(THROUGHPUT_RATE)}/s)`, value: figures['gateway.mqttMessagesPerSecond'], unit: 'msg/s' });
-      table.push(describe('throughput', o));
+      if (at24k !== undefined) {
+        Object.assign(figures, {
+          'gateway.mqttMessagesPerSecond': round(at24k.outcome.throughput),
+          'gateway.mqttPublishedPerSecond': round(at24k.outcome.publishedPerSecond),
+          'gateway.mqttMaxAgeMs': round(at24k.outcome.maxAgeMs),
+        });
+      }
+      rows.push({
+        label: `MQTT: highest offered msg/s with the oldest reading under ${SATURATION_MAX_AGE_MS / 1000} s${s.capped ? ' (the publisher offered no more: at least)' : ''}`,
+        value: figures['gateway.mqttSaturationPerSecond'],
+        baseline: figures['gateway.todayMqttSaturationPerSecond'],
+        unit: 'msg/s',
+      });
+      rows.push({ label: 'MQTT: lost over every rate tried', value: figures['gateway.mqttLost'], unit: 'messages' });
+      for (const step of s.steps) table.push(describe(`offered ${format(step.rate)}/s, queue ${step.queue}${step.held ? '' : ' (not held)'}`, step.outcome));
     }
     if (parts.has('kills')) {
       const o = await kills(run, short);

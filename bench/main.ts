@@ -22,6 +22,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   firmware: async () => (await import('./firmware')).benchFirmware(),
   pico: async () => (await import('./pico')).benchPico(),
   answer: async () => (await import('./answer-size')).benchAnswerSize(),
+  backlog: async () => (await import('./backlog')).benchBacklog(),
 };
 
 function table(section: BenchSection): string {

@@ -1,27 +1,23 @@
-// The core's QueueStorage on disk: an append-only log of samples and ack checkpoints, cut into segment
-// files that are deleted once everything in them is acknowledged. docs/durable-queue.md tells the format,
-// the fsync policies and what a crash or a power cut can lose under each.
-import {
-  closeSync,
-  fdatasync,
-  fdatasyncSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  truncateSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { join } from 'node:path';
+// The core's QueueStorage on disk, and the backlog behind its queue in memory: an append-only log of
+// samples and ack checkpoints, cut into segment files that are deleted once everything in them is
+// acknowledged, bounded in bytes. Opening reads no more than the newest segment and the first line of each
+// other (segment-recovery.ts); the backlog is read as it is delivered, a chunk at a time (segment-cursor.ts).
+// docs/durable-queue.md tells the format, the bound, the fsync policies and what a crash, a power cut or a
+// full backlog can lose.
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../src/core/host';
 import { InFlightFile } from './in-flight-file';
 import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
 import { makeDirs } from './make-dirs';
+import { STEP_MS, storedTime, wallAnchor } from './sample-time';
+import { segmentPath } from './segment';
+import type { Segment } from './segment';
+import { SegmentCursor } from './segment-cursor';
+import { recoverSegments } from './segment-recovery';
+
+export { SEGMENT_NAME } from './segment';
 
 /**
  * When written records are forced from the OS to the disk. A record is handed to the OS before `append`
@@ -48,7 +44,11 @@ export interface DurableQueueOptions {
   fsyncRecords?: number;
   /** A new segment file is begun when a sample would take the current one past this. Default 1 MiB. */
   segmentBytes?: number;
-  /** An append that would take the log past this throws (the core then keeps the sample in memory only). Default 16 MiB. */
+  /**
+   * The bound: an append that would take the log past this returns false and writes nothing (the core's
+   * overflow policy applies there). Default 256 MiB: about 4.6 million numeric samples, 10 days of the
+   * simulator's demo device or 5 days of a gateway device at 10 readings a second (docs/durable-queue.md).
+   */
   maxBytes?: number;
 }
 
@@ -59,7 +59,10 @@ export interface DurableQueueStats {
   /** Every sample up to this sequence number is acknowledged. */
   acked: number;
   nextSeq: number;
-  /** Damaged records found when the queue was opened, torn tails included; each was dropped. */
+  /**
+   * Damaged records met, each dropped: the newest segment's when the queue was opened, torn tail included;
+   * those of older segments when the backlog is read through them.
+   */
   skippedRecords: number;
   /** Bytes of torn tail cut off the newest segment when the queue was opened. */
   truncatedBytes: number;
@@ -73,6 +76,12 @@ export interface DurableQueueStats {
 }
 
 export interface DurableQueue extends QueueStorage {
+  /** True when stored; false, writing nothing, at the bound (`maxBytes`). */
+  append(seq: number, resource: number, value: SampleValue, at: number): boolean;
+  read(from: number, max: number, visit: StoredVisit): number;
+  discard(after: number): number;
+  usedBytes(): number;
+  readonly maxBytes: number;
   /** Syncs (unless the policy is `never`) and closes the files; the directory may then be opened again. */
   close(): void;
   stats(): DurableQueueStats;
@@ -84,24 +93,15 @@ export interface DurableQueue extends QueueStorage {
 type Settings = Required<DurableQueueOptions>;
 
 const MIB = 1024 * 1024;
-/** The name of a segment file; its number orders the segments. */
-export const SEGMENT_NAME = /^seg-(\d{16})\.log$/;
-
-interface Segment {
-  id: number;
-  path: string;
-  bytes: number;
-  /** Highest sample sequence number in the segment; 0 when it holds none. */
-  maxSeq: number;
-}
 
 // Two queues appending to one directory would interleave their records: refuse the second one.
 const openDirs = new Set<string>();
 
 /**
- * Opens (creating if needed) the queue kept in `dir`: reads every segment, drops a torn tail, and starts a
- * new segment for this run's records. Throws on bad options, on a directory already open in this process,
- * or if the files cannot be read or created; damaged records never make it throw.
+ * Opens (creating if needed) the queue kept in `dir`: reads the newest segment and the first line of each
+ * other, drops a torn tail, and starts a new segment for this run's records. Throws on bad options, on a
+ * directory already open in this process, or if the files cannot be read or created; damaged records never
+ * make it throw.
  */
 export function openDurableQueue(dir: string, options: DurableQueueOptions = {}): DurableQueue {
   const settings = settingsOf(options);
@@ -114,13 +114,15 @@ export function openDurableQueue(dir: string, options: DurableQueueOptions = {})
 }
 
 class SegmentLog implements DurableQueue {
-  private readonly segments: Segment[] = [];
+  private readonly segments: Segment[];
   private fd = -1;
   private bytes = 0;
-  private acked = 0;
+  private acked: number;
   /** The highest ack known to be on disk: segments are deleted only up to it. */
-  private durableAcked = 0;
-  private next = 1;
+  private durableAcked: number;
+  private next: number;
+  /** The wall clock at this process's monotonic zero, as last written to the log (sample-time.ts). */
+  private anchor = wallAnchor();
   /** Records written since the queue opened, and how many of the first of them are synced. */
   private written = 0;
   private synced = 0;
@@ -130,10 +132,13 @@ class SegmentLog implements DurableQueue {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private failure: Error | null = null;
   private closed = false;
-  private skipped = 0;
-  private truncated = 0;
+  /** Damaged records found at opening; those met later are the cursor's. */
+  private readonly skipped: number;
+  private readonly truncated: number;
   private syncs = 0;
   private ackFailures = 0;
+  /** Where the backlog is read from. */
+  private readonly cursor = new SegmentCursor();
   /** The batch out in a request, in a file of its own beside the segments. */
   private readonly batchOut: InFlightFile;
 
@@ -143,53 +148,58 @@ class SegmentLog implements DurableQueue {
     private readonly release: () => void,
   ) {
     this.batchOut = new InFlightFile(dir);
-    const names = readdirSync(dir)
-      .filter((name) => SEGMENT_NAME.test(name))
-      .sort();
-    names.forEach((name, i) => this.recover(name, i === names.length - 1));
-    this.next = Math.max(this.next, this.acked + 1);
-    this.durableAcked = this.acked;
+    const found = recoverSegments(dir);
+    this.segments = found.segments;
+    this.acked = this.durableAcked = found.acked;
+    this.next = found.next;
+    this.skipped = found.skipped;
+    this.truncated = found.truncated;
+    for (const segment of this.segments) this.bytes += segment.bytes;
     // Appends go to a segment of this run only, so a damaged older file is never written after.
     const last = this.segments[this.segments.length - 1];
     this.startSegment(last === undefined ? 1 : last.id + 1);
     this.afterWrite();
   }
 
-  load(visit: StoredVisit): number {
+  get maxBytes(): number {
+    return this.settings.maxBytes;
+  }
+
+  load(visit: StoredVisit, max = Infinity): number {
     this.usable();
-    let last = this.acked;
-    for (const segment of this.segments) {
-      scanSegment(readFileSync(segment.path), (record) => {
-        // Strictly increasing: oldest first and never twice, whatever the files hold.
-        if (record.kind === 'sample' && record.seq > last) {
-          last = record.seq;
-          visit(record.seq, record.resource, record.value, NaN);
-        }
-      });
-    }
+    this.cursor.read(this.segments, this.acked + 1, max, visit);
     return this.next;
   }
 
-  append(seq: number, resource: number, value: SampleValue, _at?: number): void {
+  read(from: number, max: number, visit: StoredVisit): number {
+    this.usable();
+    return this.cursor.read(this.segments, Math.max(from, this.acked + 1), max, visit) ?? this.next;
+  }
+
+  append(seq: number, resource: number, value: SampleValue, at: number): boolean {
     this.usable();
     if (!Number.isSafeInteger(seq) || seq < this.next) {
       throw new RangeError('sequence number ' + seq + ' is not above the last one stored (' + (this.next - 1) + ')');
     }
-    const line = encodeSample(seq, resource, value);
-    // A segment holds at least one sample (maxSeq > 0: sequence numbers start at 1) before it rolls.
+    const line = encodeSample(seq, resource, value, storedTime(at));
+    const anchor = wallAnchor();
+    // The wall clock was set: samples from here on are converted through its new reading.
+    const stepped = Math.abs(anchor - this.anchor) > STEP_MS;
+    // A segment holds at least one sample before it rolls.
     const rolls = this.active().maxSeq > 0 && this.active().bytes + line.length > this.settings.segmentBytes;
-    // A new segment begins with a checkpoint: it counts against the bound too.
-    const needed = line.length + (rolls ? encodeCheckpoint(this.acked, this.next).length : 0);
+    // A new segment begins with a checkpoint, as a new anchor does: it counts against the bound too.
+    const needed = line.length + (rolls || stepped ? encodeCheckpoint(this.acked, this.next, anchor).length : 0);
     // Acknowledged segments may be waiting for a sync before they can go.
-    if (this.bytes + needed > this.settings.maxBytes && this.settings.fsync !== 'never') this.sync();
-    if (this.bytes + needed > this.settings.maxBytes) {
-      throw new Error('durable queue is full: ' + this.bytes + ' bytes stored, limit ' + this.settings.maxBytes);
-    }
+    if (this.bytes + needed > this.settings.maxBytes && this.owesSync()) this.sync();
+    if (this.bytes + needed > this.settings.maxBytes) return false;
+    if (stepped) this.anchor = anchor;
     if (rolls) this.roll();
+    else if (stepped) this.write(encodeCheckpoint(this.acked, this.next, anchor));
     this.write(line);
     this.active().maxSeq = seq;
     this.next = seq + 1;
     this.afterWrite();
+    return true;
   }
 
   /** Never throws for a failed write: the samples then come back after a restart, which is a duplicate, not a loss. */
@@ -199,13 +209,37 @@ class SegmentLog implements DurableQueue {
     if (seq <= this.acked) return;
     const next = Math.max(this.next, seq + 1);
     try {
-      this.write(encodeCheckpoint(seq, next));
+      this.write(encodeCheckpoint(seq, next, this.anchor));
       this.acked = seq;
       this.next = next;
       this.afterWrite();
     } catch {
       this.ackFailures++;
     }
+  }
+
+  /**
+   * Gives up the oldest whole segment whose samples all lie beyond `after`, unacknowledged: the core's
+   * drop-oldest at the bound. The segment being written goes too when it is the only one, after a roll.
+   */
+  discard(after: number): number {
+    this.usable();
+    // A segment of an earlier run is known by bounds only: one that held nothing unacknowledged frees its
+    // bytes all the same, and the next one goes too.
+    for (let segment = this.beyond(after); segment !== undefined; segment = this.beyond(after)) {
+      if (segment === this.active()) this.roll();
+      let gone = 0;
+      scanSegment(readFileSync(segment.path), (record) => {
+        if (record.kind === 'sample' && record.seq > this.acked) gone++;
+      });
+      this.remove(segment);
+      if (gone > 0) return gone;
+    }
+    return 0;
+  }
+
+  usedBytes(): number {
+    return this.bytes;
   }
 
   /** One small write per batch, handed to the OS before the request goes (in-flight-file.ts). */
@@ -227,6 +261,7 @@ class SegmentLog implements DurableQueue {
       // Recorded in `failure` by sync(); closing must still release the file and the directory.
     } finally {
       closeSync(this.fd);
+      this.cursor.close();
       this.closed = true;
       this.release();
     }
@@ -238,7 +273,7 @@ class SegmentLog implements DurableQueue {
       bytes: this.bytes,
       acked: this.acked,
       nextSeq: this.next,
-      skippedRecords: this.skipped,
+      skippedRecords: this.skipped + this.cursor.damaged,
       truncatedBytes: this.truncated,
       syncs: this.syncs,
       unsynced: this.written - this.synced,
@@ -247,29 +282,9 @@ class SegmentLog implements DurableQueue {
     };
   }
 
-  private recover(name: string, newest: boolean): void {
-    const path = join(this.dir, name);
-    const bytes = readFileSync(path);
-    let maxSeq = 0;
-    const scan = scanSegment(bytes, (record) => {
-      if (record.kind === 'sample') {
-        maxSeq = Math.max(maxSeq, record.seq);
-        this.next = Math.max(this.next, record.seq + 1);
-      } else {
-        this.acked = Math.max(this.acked, record.acked);
-        this.next = Math.max(this.next, record.next);
-      }
-    });
-    this.skipped += scan.badLines + scan.tailLines;
-    let size = bytes.length;
-    // A torn last record (the process or the power died mid-write): cut it off so the file ends clean.
-    if (newest && scan.tailLines > 0) {
-      truncateSync(path, scan.goodEnd);
-      this.truncated += size - scan.goodEnd;
-      size = scan.goodEnd;
-    }
-    this.segments.push({ id: Number(SEGMENT_NAME.exec(name)![1]), path, bytes: size, maxSeq });
-    this.bytes += size;
+  /** The oldest segment whose samples all lie beyond `after`, some of them maybe unacknowledged. */
+  private beyond(after: number): Segment | undefined {
+    return this.segments.find((s) => s.firstSeq > after && s.maxSeq > this.acked);
   }
 
   private active(): Segment {
@@ -277,12 +292,12 @@ class SegmentLog implements DurableQueue {
   }
 
   private startSegment(id: number): void {
-    const path = join(this.dir, 'seg-' + String(id).padStart(16, '0') + '.log');
+    const path = segmentPath(this.dir, id);
     this.fd = openSync(path, 'ax');
-    this.segments.push({ id, path, bytes: 0, maxSeq: 0 });
+    this.segments.push({ id, path, bytes: 0, firstSeq: this.next, maxSeq: 0, ours: true, checkedTo: 0 });
     this.dirDirty = true;
-    // Each segment starts with the ack state, so deleting older segments never forgets it.
-    this.write(encodeCheckpoint(this.acked, this.next));
+    // Each segment starts with the ack state and the anchor, so deleting older segments never forgets them.
+    this.write(encodeCheckpoint(this.acked, this.next, this.anchor));
   }
 
   private roll(): void {
@@ -392,12 +407,18 @@ class SegmentLog implements DurableQueue {
 
   /** Deletes the oldest segments while every sample in them is acknowledged on disk; never the active one. */
   private compact(): void {
-    while (this.segments.length > 1 && this.segments[0].maxSeq <= this.durableAcked) {
-      const segment = this.segments[0];
-      unlinkSync(segment.path);
-      this.segments.shift();
-      this.bytes -= segment.bytes;
-    }
+    while (this.segments.length > 1 && this.segments[0].maxSeq <= this.durableAcked) this.remove(this.segments[0]);
+  }
+
+  /** A sync would let acknowledged segments go. */
+  private owesSync(): boolean {
+    return this.settings.fsync !== 'never' && this.segments.length > 1 && this.segments[0].maxSeq <= this.acked && this.durableAcked < this.acked;
+  }
+
+  private remove(segment: Segment): void {
+    unlinkSync(segment.path);
+    this.segments.splice(this.segments.indexOf(segment), 1);
+    this.bytes -= segment.bytes;
   }
 
   private usable(): void {
@@ -423,7 +444,7 @@ function settingsOf(options: DurableQueueOptions): Settings {
     fsyncIntervalMs: options.fsyncIntervalMs ?? 1000,
     fsyncRecords: options.fsyncRecords ?? 1000,
     segmentBytes: options.segmentBytes ?? MIB,
-    maxBytes: options.maxBytes ?? 16 * MIB,
+    maxBytes: options.maxBytes ?? 256 * MIB,
   };
   const problems: string[] = [];
   if (!['always', 'interval', 'never'].includes(settings.fsync)) problems.push('fsync: expected "always", "interval" or "never"');

@@ -23,21 +23,21 @@ const HELP = `usage: feed-agent gateway --config FILE
 
 What is guaranteed:
   - A reading from MQTT is acknowledged to the broker (PUBACK, QoS 1, persistent session) only once it is
-    written to its device's durable queue, or to its overflow on disk when the queue is full. Killed at
-    any instant (kill -9), the gateway loses nothing the broker handed it: the broker hands over again
-    what was not acknowledged, and the gateway recognises the messages it had stored already (a message
-    is stored twice only if the process dies between two writes of one reading, microseconds apart).
+    written to its device's durable queue on disk. Killed at any instant (kill -9), the gateway loses
+    nothing the broker handed it: the broker hands over again what was not acknowledged, and the gateway
+    recognises the messages it had stored already (a message is stored twice only if the process dies
+    between two writes of one reading, microseconds apart).
   - Each write reaches the operating system before the PUBACK, so killing the process loses nothing. What
     a power cut can take depends on queue.fsync: "interval" (default), the readings of the last
     fsyncIntervalMs (1 s); "always", nothing acknowledged (an fsync per write: slower); "never", what the
     OS had not written back (Linux: about 30 s).
   - Readings go to the service at least once, oldest first, paced by service.requestsPerSecond for the
     whole gateway; a duplicate is possible only after a request whose outcome was unknown, and counted.
-  - A device whose queue is full (its token refused, the service down) pauses alone: what its queue
-    cannot take goes to its overflow on disk (devices[].overflowMiB, 64 MiB by default), acknowledged
-    as it is written there, and fed back into the queue oldest first as it has room, after a restart
-    too. Only when the overflow is full too do MQTT acknowledgements wait (the broker keeps the
-    messages; every device on that broker connection waits) and is a Modbus reading lost (counted).
+  - A device that cannot deliver (its token refused, the service down) pauses alone: its readings wait
+    in its backlog on disk, behind a small queue in memory, up to devices[].overflowMiB (64 MiB by
+    default), and are delivered oldest first once it can, after a restart too. Only at that bound do
+    MQTT acknowledgements wait (the broker keeps the messages; as MQTT acknowledges in order, every
+    device on that broker connection waits) and is a Modbus reading lost (counted, with the reason).
 
 Signals: SIGHUP reloads the config file (a removed device drains and closes its queue, an added one
 starts, nothing is lost; a file with mistakes is refused and the running config stays); SIGINT or SIGTERM

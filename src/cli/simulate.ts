@@ -32,7 +32,11 @@ this process and simulates its demo device.
   --drain-timeout SECONDS  on stop, how long the queue may take to drain (default 10)
   --auth-retry MS        while the service refuses the token, try it again this often (or "authRetryMs"
                          in the config's "uplink"; default ${SIM_UPLINK.authRetryMs})
-  --durable DIR          keep the queue on disk in DIR; counters continue where they left off
+  --durable DIR          keep the queue on disk in DIR, the backlog of an outage too (up to 256 MiB);
+                         counters continue where they left off
+  --ages                 send each sample's age with it (age_ms, our extension of the interface, or
+                         "sendAge" in the config's "uplink"), so that a backlog is stored at the times it
+                         was sampled; on by default against the local service, which takes it
   --port PORT            without --url: the port of the local service and its dashboard (default: a free one)
   --host HOST            without --url: its address (default 127.0.0.1); only a loopback one unless
                          --allow-demo-token, as the demo device's token is printed in the README
@@ -81,6 +85,7 @@ async function simulateOrThrow(args: string[]): Promise<number> {
     durableDir: values.durable ?? null,
     caFile: values.ca ?? null,
     authRetryMs: values['auth-retry'] === undefined ? null : milliseconds(values['auth-retry'], '--auth-retry'),
+    ages: values.ages === true,
     drainMs: (values['drain-timeout'] === undefined ? DEFAULT_DRAIN_S : seconds(values['drain-timeout'], '--drain-timeout')) * 1000,
     view,
   });
@@ -136,6 +141,7 @@ function parseFlags(args: string[]) {
     'drain-timeout': { type: 'string' },
     'auth-retry': { type: 'string' },
     durable: { type: 'string' },
+    ages: { type: 'boolean' },
     port: { type: 'string' },
     host: { type: 'string' },
     'allow-demo-token': { type: 'boolean' },

@@ -77,9 +77,12 @@ export interface DeviceConfig {
   /** After this long without a reading from its sources, presence is no longer kept alive. */
   silenceMs: number;
   lastWill?: { topic: string; payload?: string };
-  /** Queue capacity in samples (memory; the durable queue holds the same samples on disk). */
+  /** The capacity of its queue in memory, in readings: a window onto its durable queue, which holds all of them. */
   queue: number;
-  /** The bound of its overflow on disk, in bytes (readings the full queue turns away); 0: no overflow. */
+  /**
+   * The bound of its durable queue on disk, in bytes (`overflowMiB`): the backlog of readings beyond the
+   * queue in memory ends there, and MQTT acknowledgements wait.
+   */
   overflowBytes: number;
   resources: ResourceConfig[];
 }
@@ -133,6 +136,9 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   metricsHost: '127.0.0.1',
   metricsPort: 9464,
 });
+
+/** The least `overflowMiB`: 1 KiB, room for a few segments of a few readings each. */
+const MIN_BACKLOG_MIB = 0.001;
 
 const KINDS: RegisterKind[] = ['coil', 'discrete-input', 'input-register', 'holding-register'];
 const TYPES: RegisterType[] = ['int16', 'uint16', 'int32', 'uint32', 'float32'];
@@ -279,7 +285,7 @@ export function parseGatewayConfig(json: unknown, env: NodeJS.ProcessEnv, baseDi
       silenceMs: (p.number(d.silenceS, `${at}.silenceS`, 1) ?? GATEWAY_DEFAULTS.silenceS) * 1000,
       ...(lastWill === undefined ? {} : { lastWill }),
       queue: p.integer(d.queue, `${at}.queue`, 16, 1_000_000) ?? GATEWAY_DEFAULTS.queue,
-      overflowBytes: Math.round((p.number(d.overflowMiB, `${at}.overflowMiB`, 0) ?? GATEWAY_DEFAULTS.overflowMiB) * 1024 * 1024),
+      overflowBytes: Math.round((p.backlogBound(d.overflowMiB, `${at}.overflowMiB`) ?? GATEWAY_DEFAULTS.overflowMiB) * 1024 * 1024),
       resources,
     });
   });
@@ -395,6 +401,22 @@ class Problems {
       return undefined;
     }
     return v;
+  }
+
+  /**
+   * `overflowMiB`, the bound of a device's backlog: from 0.001 (1 KiB, a few segments of readings). An
+   * old config's 0 turned its overflow off, which the backlog cannot be: said so, with what to give instead.
+   */
+  backlogBound(v: unknown, at: string): number | undefined {
+    if (v === 0) {
+      this.add(
+        `${at}: 0 turned the overflow off; there is no overflow of its own any more: the readings its queue in memory ` +
+          'cannot hold wait in its durable queue on disk, which overflowMiB now bounds (docs/gateway.md, "The backlog"). ' +
+          `Give the disk it may use, in MiB (default ${GATEWAY_DEFAULTS.overflowMiB})`,
+      );
+      return undefined;
+    }
+    return this.number(v, at, MIN_BACKLOG_MIB);
   }
 
   integer(v: unknown, at: string, min: number, max = Number.MAX_SAFE_INTEGER, required = false): number | undefined {

@@ -1,7 +1,7 @@
-// One service device behind the gateway: its agent, its durable queue, its overflow on disk, and its
-// presence, which follows the field device. Readings come in through `offer` (from MQTT or Modbus);
-// commands go out through the agent's actuators to what the gateway wires in (`CommandWriter`).
-import { existsSync } from 'node:fs';
+// One service device behind the gateway: its agent, its durable queue (the backlog on disk, behind a small
+// queue in memory), and its presence, which follows the field device. Readings come in through `offer`
+// (from MQTT or Modbus); commands go out through the agent's actuators to what the gateway wires in
+// (`CommandWriter`).
 import { join } from 'node:path';
 
 import { createAgent } from '../core/agent';
@@ -11,13 +11,12 @@ import type { Host, HttpRequest, LogLevel, SampleValue } from '../core/host';
 import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
-import { Once } from './once';
-import { Overflow } from './overflow';
 import type { RequestFn } from './pacing';
 
 /**
- * What became of a reading offered to a device: 'stored' in its queue or its overflow (written to the
- * OS either way); 'full': neither had room, nothing was kept.
+ * What became of a reading offered to a device: 'stored' in its durable queue (written to the OS before
+ * `offer` returns), or held back by its report rule; 'full': its backlog is at its bound, nothing was kept
+ * (`whenRoom` says when to offer it again).
  */
 export type Offer = 'stored' | 'full' | 'not-running' | { refused: string };
 
@@ -28,11 +27,14 @@ export interface DeviceStats {
   state: 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
   /** Presence is kept alive: a source was heard within `silenceS`, and no last will came since. */
   present: boolean;
+  /** Readings waiting to be delivered: in its queue in memory and in its backlog on disk. */
   queued: number;
-  /** Readings in its overflow on disk, waiting for room in the queue (docs/gateway.md, "A full queue"). */
-  overflow: number;
+  /** Of those, the readings on disk only, beyond the queue in memory (docs/gateway.md, "The backlog"). */
+  backlog: number;
   /** Readings queued (and written to the durable queue) in this run. */
   accepted: number;
+  /** Readings its report rules held back rather than queued (a later report stood for them). */
+  heldBack: number;
   /**
    * Readings the durable queue gave back at start (not acknowledged by the service before the last
    * stop or kill): sent again, so those of a batch the service stored just before a kill are stored
@@ -41,7 +43,10 @@ export interface DeviceStats {
   restored: number;
   delivered: number;
   setAside: number;
-  /** Readings that could not be kept and are gone: a Modbus reading while the queue and the overflow were full. */
+  /**
+   * Readings that could not be kept and are gone: a Modbus reading polled while its backlog was at its
+   * bound, or read as its device stopped (each reason logged).
+   */
   lost: number;
   /** Readings refused before queuing (outside the subtype's range, not of its pattern). */
   refused: number;
@@ -64,26 +69,23 @@ export type CommandWriter = (value: SampleValue) => Promise<void>;
 
 /** While the service refuses a device's token, it is tried again this often (a fixed token counts soon). */
 const AUTH_RETRY_MS = 60_000;
-/** While the overflow holds readings, the queue is looked at this often for room to feed them into. */
-const FEED_MS = 50;
+/** The most readings a request carries (the queue in memory may hold fewer). */
+const BATCH = 500;
+/**
+ * The durable queue's segment files: 1 MiB (its default), or a quarter of a smaller bound, so that room
+ * comes back, a segment at a time, as readings leave.
+ */
+const SEGMENT_BYTES = 1024 * 1024;
 
 export class GatewayDevice {
   private readonly agent: Agent;
   private state: DeviceStats['state'] = 'starting';
   private heardAt = performance.now();
-  /** The queue's `droppedOverflow` as last seen: it tells a full queue from a refused reading. */
-  private dropped = 0;
-  /** Readings neither the queue nor the overflow could take, which will not come again. */
+  /** Readings that could not be kept, which will not come again. */
   private lost = 0;
-  private readonly overflowDir: string;
-  /** Opened when the queue first turns a reading away, or at start when an earlier run left readings in it. */
-  private overflow: Overflow | null = null;
-  private feeder: ReturnType<typeof setInterval> | null = null;
-  private overflowFailed = false;
-  /** What the overflow logs, once per device. */
-  private readonly once: Once;
-  private hurrying = false;
-  private readonly queueSettings: GatewayConfig['queue'];
+  /** Resolved once `start` is over, whatever its outcome (a reading that came while it started waits for it). */
+  private readonly started: Promise<void>;
+  private startOver!: () => void;
   private present = true;
   private restored = 0;
   private finalStats: AgentStats | null = null;
@@ -95,10 +97,13 @@ export class GatewayDevice {
     private readonly log: (line: string) => void,
     writerFor: (resource: number) => CommandWriter,
   ) {
-    this.queueSettings = gateway.queue;
-    this.once = new Once(log);
-    this.overflowDir = join(gateway.queue.dir, config.publicKey, 'overflow');
-    const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), { fsync: gateway.queue.fsync, fsyncIntervalMs: gateway.queue.fsyncIntervalMs });
+    this.started = new Promise((resolve) => (this.startOver = resolve));
+    const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), {
+      fsync: gateway.queue.fsync,
+      fsyncIntervalMs: gateway.queue.fsyncIntervalMs,
+      maxBytes: config.overflowBytes,
+      segmentBytes: Math.min(SEGMENT_BYTES, Math.max(1, Math.floor(config.overflowBytes / 4))),
+    });
     const node = createNodeHost({ storage, log: (level, message) => this.agentLog(level, message) });
     // While the field device is silent, every request says `silent=true`: its queue still drains, and
     // the platform lets its presence lapse.
@@ -124,9 +129,18 @@ export class GatewayDevice {
       reporting: config.resources.flatMap((r) => (r.report === undefined ? [] : [{ resource: r.id, ...r.report }])),
       actuators,
       holdOnRefusedToken: true,
-      // A full queue refuses the newest reading, which goes to the overflow: nothing the durable queue
-      // holds is ever evicted.
-      uplink: { queue: config.queue, overflow: 'drop-newest', flushMs: 1000, maxLatencyMs: 2000, batch: 500, startJitterMs: 1000, authRetryMs: AUTH_RETRY_MS },
+      // The queue in memory is a window onto the backlog in the durable queue. At the backlog's bound the
+      // newest reading is refused and waits (MQTT) or is lost (Modbus): nothing stored is ever evicted.
+      uplink: {
+        queue: config.queue,
+        overflow: 'drop-newest',
+        flushMs: 1000,
+        maxLatencyMs: 2000,
+        // A batch no larger than the window, so that a full window with a backlog behind it goes at once.
+        batch: Math.min(BATCH, config.queue),
+        startJitterMs: 1000,
+        authRetryMs: AUTH_RETRY_MS,
+      },
     });
   }
 
@@ -144,25 +158,26 @@ export class GatewayDevice {
       await this.agent.start();
       // Nothing of this run is queued yet (readings wait for 'running'): what is queued was restored.
       this.restored = this.agent.stats().queued;
-      // What an earlier run left in the overflow goes behind what its durable queue restored.
-      // They are fed even if the overflow was turned off since; it then takes no new ones.
-      if (this.state === 'starting' && existsSync(this.overflowDir)) this.openOverflow();
       if (this.state === 'starting') this.state = 'running';
     } catch (e) {
       this.state = 'failed';
       this.log(`${this.name}: not started: ${(e as Error).message}`);
     }
+    this.startOver();
+  }
+
+  /** Resolves once it no longer starts: running, failed, or stopped. */
+  whenStarted(): Promise<void> {
+    return this.started;
   }
 
   /** Stops the agent, delivering what is queued within `timeoutMs`; what is left stays in its durable queue. */
   async stop(timeoutMs: number): Promise<void> {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
-    if (this.feeder !== null) clearInterval(this.feeder);
     this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
-    // What the overflow still holds stays on disk for the next start.
-    this.overflow?.close();
     this.state = 'stopped';
+    this.startOver();
   }
 
   /** Whether it takes readings now: not while it starts, nor once it stops. */
@@ -171,23 +186,32 @@ export class GatewayDevice {
   }
 
   /**
-   * A reading for one of its resources. While the overflow holds readings, it goes behind them, so order
-   * is kept. 'full': neither the queue nor the overflow took it; nothing was kept.
+   * A reading for one of its resources: in the queue in memory, or behind it in the backlog on disk, in
+   * order either way. 'full': the backlog is at its bound; nothing was kept.
    */
   offer(resource: number, value: SampleValue): Offer {
     if (this.state !== 'running') return 'not-running';
-    if (this.overflow === null || this.overflow.size === 0) {
-      // The common case costs one call: the stats are read only when the reading was not queued.
-      if (this.agent.record(resource, value) === 'queued') return 'stored';
-      const turnedAway = this.turnedAway();
-      if (turnedAway !== 'full') return turnedAway;
-    }
-    return this.spill(resource, value) ? 'stored' : 'full';
+    const result = this.agent.record(resource, value);
+    if (result === 'queued') return 'stored';
+    return result === 'full' ? 'full' : { refused: this.agent.lastRefusal ?? 'refused' };
   }
 
-  /** A reading offered and found 'full' is gone: a Modbus poll, which keeps no backlog. */
+  /**
+   * Resolves when a reading `offer` found 'full' may be offered again: readings left (there may be room),
+   * or the device stopped. Offer it again, and wait again if it is still 'full'.
+   */
+  whenRoom(): Promise<void> {
+    return this.agent.whenRoom();
+  }
+
+  /** A reading that could not be kept is gone: a Modbus poll, which keeps no backlog of its own. */
   lose(): void {
     this.lost++;
+  }
+
+  /** The bound of its backlog, for log lines. */
+  get bound(): string {
+    return `${+(this.config.overflowBytes / 1024 / 1024).toFixed(3)} MiB`;
   }
 
   /** A source of this device was heard: presence is kept alive again. */
@@ -213,8 +237,9 @@ export class GatewayDevice {
       state: this.state,
       present: this.present,
       queued: s.queued,
-      overflow: this.overflow?.size ?? 0,
+      backlog: s.backlog,
       accepted: s.accepted,
+      heldBack: s.heldBack,
       restored: this.restored,
       delivered: s.sent,
       setAside: s.setAside,
@@ -238,87 +263,6 @@ export class GatewayDevice {
     this.log(`${this.name}: ${why}: presence no longer kept alive (its queue still drains)`);
   }
 
-  /** Why the agent did not queue a reading: its queue is full, or the reading is refused. */
-  private turnedAway(): 'full' | { refused: string } {
-    const s = this.agent.stats();
-    if (s.droppedOverflow > this.dropped) {
-      this.dropped = s.droppedOverflow;
-      return 'full';
-    }
-    return { refused: s.lastError ?? 'refused' };
-  }
-
-  /** Appends the reading to the overflow (written to the OS before this returns); false if it has no room. */
-  private spill(resource: number, value: SampleValue): boolean {
-    if (this.config.overflowBytes === 0 || this.overflowFailed) return false;
-    const overflow = this.overflow ?? this.openOverflow();
-    if (overflow === null) return false;
-    if (!overflow.push(resource, value)) {
-      this.once.say('overflow-full', `${this.name}: its overflow takes no more readings: ${overflow.refusal}`);
-      return false;
-    }
-    this.once.say('spilled', `${this.name}: queue full: readings go to its overflow on disk (up to ${mib(this.config.overflowBytes)}) and are fed back, oldest first, as the queue has room`);
-    this.feedSoon();
-    return true;
-  }
-
-  /** Opens the overflow, and feeds what it holds once the queue has room; null (logged) if it cannot be opened. */
-  private openOverflow(): Overflow | null {
-    try {
-      // An overflow turned off (0) is opened only for what an earlier run left: any bound serves.
-      const maxBytes = this.config.overflowBytes || 1024 * 1024;
-      this.overflow = new Overflow(this.overflowDir, { fsync: this.queueSettings.fsync, fsyncIntervalMs: this.queueSettings.fsyncIntervalMs, maxBytes });
-    } catch (e) {
-      this.overflowFailed = true;
-      this.log(`${this.name}: its overflow cannot be opened (${(e as Error).message}): a full queue holds readings back instead`);
-      return null;
-    }
-    const held = this.overflow.size;
-    if (held > 0) {
-      this.log(`${this.name}: ${held} readings in its overflow on disk, fed into its queue after what the queue holds`);
-      this.feedSoon();
-    }
-    return this.overflow;
-  }
-
-  private feedSoon(): void {
-    this.feeder ??= setInterval(() => this.feed(), FEED_MS);
-    this.feeder.unref();
-  }
-
-  /** Moves readings from the overflow into the queue, oldest first, while the queue has room. */
-  private feed(): void {
-    const overflow = this.overflow;
-    if (this.state !== 'running' || overflow === null) return;
-    try {
-      for (let oldest = overflow.peek(); oldest !== null; oldest = overflow.peek()) {
-        // Written to the queue first, then marked fed: a kill between the two stores it twice, never loses it.
-        if (this.agent.record(oldest.resource, oldest.value) !== 'queued' && this.turnedAway() === 'full') return this.hurry();
-        // Queued, or refused by the resource (counted and logged by the agent, in `refused`).
-        overflow.shift();
-      }
-    } catch (e) {
-      // Its files cannot be read (or acked): tried again at the next turn; what it holds stays on disk.
-      this.once.say('feed-failed', `${this.name}: its overflow cannot be fed back, trying again: ${(e as Error).message}`);
-      return;
-    }
-    if (this.feeder !== null) clearInterval(this.feeder);
-    this.feeder = null;
-  }
-
-  /**
-   * A full queue with more behind it in the overflow is sent now rather than at the flush timer: a queue
-   * smaller than a batch would otherwise take one timer's wait per queueful. A refused token's wait is kept.
-   */
-  private hurry(): void {
-    if (this.hurrying) return;
-    this.hurrying = true;
-    const done = (): void => {
-      this.hurrying = false;
-    };
-    this.agent.flush().then(done, done);
-  }
-
   private agentLog(level: LogLevel, message: string): void {
     if (level !== 'debug') this.log(`${this.name}: ${level}: ${message}`);
   }
@@ -328,8 +272,4 @@ export class GatewayDevice {
 function silenced(req: HttpRequest): HttpRequest {
   if (/[?&]silent=/.test(req.url)) return req;
   return { ...req, url: req.url + (req.url.includes('?') ? '&' : '?') + 'silent=true' };
-}
-
-function mib(bytes: number): string {
-  return `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
 }

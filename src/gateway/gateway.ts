@@ -136,8 +136,7 @@ class RunningGateway implements Gateway {
       ...added.map((d) => (this.devices.get(d.publicKey) as GatewayDevice).start()),
       ...removed.map(async (d) => {
         await d.stop(this.drainMs);
-        const { queued, overflow } = d.stats();
-        this.log(`${d.name}: removed from the config: queue drained (${queued} left on disk) and closed` + (overflow > 0 ? `; ${overflow} readings stay in its overflow on disk` : ''));
+        this.log(`${d.name}: removed from the config: queue drained (${d.stats().queued} left on disk) and closed`);
       }),
     ]);
     if (this.statusTimer !== null) clearInterval(this.statusTimer);

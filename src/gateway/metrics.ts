@@ -10,13 +10,14 @@ export function renderMetrics(s: GatewayStats): string {
     for (const [labels, value] of samples) out.push(`${name}${labelText(labels)} ${Number.isFinite(value) ? value : 'NaN'}`);
   };
   const dev = (d: GatewayStats['devices'][number]) => ({ device: d.name, public_key: d.publicKey });
-  family('feed_gateway_device_queued', 'gauge', 'Readings queued for the service.', s.devices.map((d) => [dev(d), d.queued]));
-  family('feed_gateway_device_overflow', 'gauge', 'Readings in its overflow on disk, waiting for room in the queue.', s.devices.map((d) => [dev(d), d.overflow]));
+  family('feed_gateway_device_queued', 'gauge', 'Readings queued for the service, in memory and on disk.', s.devices.map((d) => [dev(d), d.queued]));
+  family('feed_gateway_device_backlog', 'gauge', 'Of the queued readings, those on disk only, beyond the queue in memory.', s.devices.map((d) => [dev(d), d.backlog]));
   family('feed_gateway_device_accepted_total', 'counter', 'Readings queued (and written to the durable queue) since the gateway started.', s.devices.map((d) => [dev(d), d.accepted]));
   family('feed_gateway_device_restored', 'gauge', 'Readings the durable queue gave back at start, sent again.', s.devices.map((d) => [dev(d), d.restored]));
   family('feed_gateway_device_delivered_total', 'counter', 'Readings the service stored.', s.devices.map((d) => [dev(d), d.delivered]));
   family('feed_gateway_device_set_aside_total', 'counter', 'Readings the service refused, set aside so the rest could flow.', s.devices.map((d) => [dev(d), d.setAside]));
-  family('feed_gateway_device_lost_total', 'counter', 'Readings that could not be kept and are gone (a Modbus poll while the queue and its overflow were full).', s.devices.map((d) => [dev(d), d.lost]));
+  family('feed_gateway_device_lost_total', 'counter', 'Readings that could not be kept and are gone (a Modbus poll while its backlog was at its bound).', s.devices.map((d) => [dev(d), d.lost]));
+  family('feed_gateway_device_held_back_total', 'counter', 'Readings its report rules held back rather than queued.', s.devices.map((d) => [dev(d), d.heldBack]));
   family('feed_gateway_device_refused_total', 'counter', "Readings refused before queuing (outside the resource's subtype).", s.devices.map((d) => [dev(d), d.refused]));
   family('feed_gateway_device_unresolved_total', 'counter', 'Readings sent again without knowing whether the service had stored them.', s.devices.map((d) => [dev(d), d.unresolved]));
   family('feed_gateway_device_storage_errors_total', 'counter', 'Durable queue writes that failed: those readings live in memory only.', s.devices.map((d) => [dev(d), d.storageErrors]));

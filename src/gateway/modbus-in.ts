@@ -115,11 +115,12 @@ export class ModbusIn {
     device.heard();
     const offer = device.offer(poll.resource, value);
     if (offer === 'full') {
+      // Modbus keeps no backlog of its own: a reading its device cannot keep now is gone.
       device.lose();
-      this.once.say(`full:${device.name}`, `${device.name}: queue and overflow full: Modbus readings are lost until there is room (counted)`);
+      this.once.say(`full:${device.name}`, `${device.name}: its backlog is at its bound (${device.bound}): Modbus readings polled until readings leave are lost (counted in lost)`);
     } else if (offer === 'not-running') {
-      // The device stopped while the register was read: that one reading is gone, and counted.
       device.lose();
+      this.once.say(`stopped:${device.name}`, `${device.name}: a Modbus reading came as the device stopped: lost (counted in lost)`);
     } else if (typeof offer === 'object') {
       stats.refused++;
       this.once.say(`refused:${where}`, `${device.name}: modbus ${where}: ${offer.refused} (counted; logged once per register)`);

@@ -1,9 +1,11 @@
 // MQTT in (and commands out): one connection to the broker, QoS 1 on a persistent session (a fixed
 // client id, no clean start). A message is acknowledged (PUBACK) only once its reading is in its device's
 // durable queue: MQTT.js sends the PUBACK of a QoS 1 message when `handleMessage` calls back, and hands
-// over the next message only then (node_modules/mqtt/build/lib/handlers/publish.js). A gateway killed at
-// any instant therefore loses nothing the broker handed it: the broker hands over again (DUP) what was
-// not acknowledged, and `Receipts` recognises what was stored already.
+// over the next message only then (node_modules/mqtt/build/lib/handlers/publish.js, client.js). A gateway
+// killed at any instant therefore loses nothing the broker handed it: the broker hands over again (DUP)
+// what was not acknowledged, and `Receipts` recognises what was stored already. A message whose device
+// cannot take it yet (its backlog at its bound, or the device starting) waits for that device's event,
+// and, as MQTT acknowledges in order, every message behind it on this connection waits with it.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
@@ -38,8 +40,6 @@ export interface WillRoute {
   device: () => GatewayDevice | undefined;
 }
 
-/** How often a message waiting for room (its device's queue and overflow full), or for its device to start, looks again. */
-const WAIT_MS = 50;
 /** Reconnects: the first within a second, then up to every 30 s. */
 const RECONNECT: Ladder = Object.freeze({ baseMs: 1000, capMs: 30_000 });
 
@@ -55,6 +55,10 @@ export class MqttIn {
   private attempt = 0;
   private downSince = -1;
   private stopping = false;
+  /** Counts the connection's closes: a message of a closed connection is handed over again, never acknowledged. */
+  private connection = 0;
+  /** Messages waiting for a device that a reload is replacing: woken by the next `route`. */
+  private rerouted: (() => void)[] = [];
 
   constructor(
     lib: MqttLib,
@@ -100,6 +104,7 @@ export class MqttIn {
       this.subscribe(this.filters);
     });
     this.client.on('close', () => {
+      this.connection++;
       if (this.counts.connected && !this.stopping) this.log(`mqtt: connection to ${config.url} closed; reconnecting with backoff, delivery goes on`);
       this.counts.connected = false;
       this.backOff();
@@ -129,6 +134,9 @@ export class MqttIn {
       this.subscribe(added);
       if (dropped.length > 0) this.client.unsubscribe(dropped);
     }
+    const waiting = this.rerouted;
+    this.rerouted = [];
+    for (const wake of waiting) wake();
   }
 
   /** Publishes a command at QoS 1; resolves on the broker's PUBACK. */
@@ -148,7 +156,7 @@ export class MqttIn {
     this.receipts.close();
   }
 
-  /** One message: sync when every reading found room at once, else a promise that waits for room. */
+  /** One message: sync when every reading was taken at once, else a promise that waits until they are. */
   private handle(packet: IPublishPacket): void | Promise<void> {
     if (this.stopping) return new Promise(() => {}); // never acknowledged: the broker keeps it for the next run
     const topic = packet.topic;
@@ -171,19 +179,28 @@ export class MqttIn {
       return this.noted(packet);
     }
     const held = new Set<SourceStats>();
-    const pending = this.offerAll(topic, payload, routes, new Set(), held);
-    if (pending === null) return this.noted(packet);
-    return this.waitAndOffer(topic, payload, pending, held).then(() => this.noted(packet));
+    const done = new Set<SourceStats>();
+    const waits = this.offerAll(topic, payload, routes, done, held);
+    if (waits === null) return this.noted(packet);
+    return this.waitAndOffer(topic, payload, waits, done, held).then(() => this.noted(packet));
   }
 
-  /** Offers the message's reading to each route not done yet; returns the routes that must wait, or null. `held`: routes already counted as held for room. */
-  private offerAll(topic: string, payload: Buffer, routes: readonly MqttRoute[], done: Set<SourceStats>, held: Set<SourceStats>): Set<SourceStats> | null {
-    let waiting: Set<SourceStats> | null = null;
+  /**
+   * Offers the message's reading to each route not done yet (`done` gains those that took it); returns
+   * what the others wait for, or null when none must. `held`: routes already counted as held for room.
+   */
+  private offerAll(topic: string, payload: Buffer, routes: readonly MqttRoute[], done: Set<SourceStats>, held: Set<SourceStats>): Promise<void>[] | null {
+    let waits: Promise<void>[] | null = null;
     for (const route of routes) {
       if (done.has(route.stats)) continue;
       const device = route.device();
-      if (device === undefined || device.phase === 'starting' || device.phase === 'stopping') {
-        (waiting ??= new Set()).add(route.stats);
+      if (device === undefined || device.phase === 'stopping') {
+        // A reload replaces its device: the next routes have the new one.
+        (waits ??= []).push(new Promise((resolve) => this.rerouted.push(resolve)));
+        continue;
+      }
+      if (device.phase === 'starting') {
+        (waits ??= []).push(device.whenStarted());
         continue;
       }
       const s = route.stats;
@@ -203,8 +220,12 @@ export class MqttIn {
       if (offer === 'full') {
         if (!held.has(s)) this.counts.heldForRoom++;
         held.add(s);
-        this.once.say(`full:${device.name}`, `${device.name}: queue and overflow full: acknowledgements to the broker held back until there is room (the broker keeps the messages; every device on this connection waits)`);
-        (waiting ??= new Set()).add(s);
+        this.once.say(
+          `full:${device.name}`,
+          `${device.name}: its backlog is at its bound (${device.bound}): acknowledgements to the broker wait until readings leave ` +
+            '(the broker keeps the messages; as MQTT acknowledges in order, every device on this broker connection waits)',
+        );
+        (waits ??= []).push(device.whenRoom());
         continue;
       }
       s.messagesIn++;
@@ -218,19 +239,21 @@ export class MqttIn {
         this.once.say(`refused:${route.filter}:${topic}`, `${device.name}: topic ${JSON.stringify(topic)}: ${offer.refused} (counted; logged once per topic)`);
       }
     }
-    return waiting;
+    return waits;
   }
 
-  private async waitAndOffer(topic: string, payload: Buffer, first: Set<SourceStats>, held: Set<SourceStats>): Promise<void> {
-    let waiting: Set<SourceStats> | null = first;
-    const done = new Set<SourceStats>();
-    // Routes that were offered already are done; only the waiting ones are offered again.
-    for (const r of this.router.match(topic)) if (!first.has(r.stats)) done.add(r.stats);
-    while (waiting !== null && !this.stopping) {
-      await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
-      waiting = this.offerAll(topic, payload, this.router.match(topic), done, held);
+  /**
+   * Waits for the first of `waits` (room in a device, a device started, new routes), offers again to the
+   * routes not done, and so on until every route took the message. A message of a connection that closed
+   * meanwhile, or of a gateway that stops, is never acknowledged: the broker hands it over again.
+   */
+  private async waitAndOffer(topic: string, payload: Buffer, first: Promise<void>[], done: Set<SourceStats>, held: Set<SourceStats>): Promise<void> {
+    const connection = this.connection;
+    for (let waits: Promise<void>[] | null = first; waits !== null; ) {
+      await Promise.race(waits);
+      if (this.stopping || connection !== this.connection) return new Promise(() => {});
+      waits = this.offerAll(topic, payload, this.router.match(topic), done, held);
     }
-    if (this.stopping) await new Promise(() => {});
   }
 
   /** Notes a handled QoS 1 message (after its readings were queued), just before its PUBACK. */

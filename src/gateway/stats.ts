@@ -27,7 +27,7 @@ export interface BrokerStats {
   unmatched: number;
   /** Redelivered messages (DUP) recognised as already stored before a restart: acknowledged, not stored again. */
   duplicatesSkipped: number;
-  /** Acknowledgements held back because a device's queue and overflow were full. */
+  /** Messages whose acknowledgement waited because a device's backlog was at its bound. */
   heldForRoom: number;
   lastError: string | null;
 }

@@ -9,7 +9,7 @@ import type { SignalName } from './signals';
 
 /** The uplink settings a config file may set; the agent checks their ranges. */
 export type SimUplink = Partial<
-  Pick<UplinkConfig, 'batch' | 'flushMs' | 'maxLatencyMs' | 'queue' | 'timeoutMs' | 'backoffBaseMs' | 'backoffCapMs' | 'authRetryMs' | 'reconcileAfterMs'>
+  Pick<UplinkConfig, 'batch' | 'flushMs' | 'maxLatencyMs' | 'queue' | 'timeoutMs' | 'backoffBaseMs' | 'backoffCapMs' | 'authRetryMs' | 'reconcileAfterMs' | 'sendAge'>
 >;
 
 export interface SimConfig {
@@ -31,7 +31,8 @@ export class SimConfigError extends Error {
 }
 
 const TOP = ['url', 'publicKey', 'token', 'resources', 'sensors', 'actuators', 'uplink'];
-const UPLINK_KEYS = ['batch', 'flushMs', 'maxLatencyMs', 'queue', 'timeoutMs', 'backoffBaseMs', 'backoffCapMs', 'authRetryMs', 'reconcileAfterMs'];
+const UPLINK_NUMBERS = ['batch', 'flushMs', 'maxLatencyMs', 'queue', 'timeoutMs', 'backoffBaseMs', 'backoffCapMs', 'authRetryMs', 'reconcileAfterMs'] as const;
+const UPLINK_KEYS = [...UPLINK_NUMBERS, 'sendAge'];
 
 /** Parses and checks a config file's text; throws SimConfigError listing every problem. */
 export function parseSimConfig(text: string): SimConfig {
@@ -80,12 +81,15 @@ export function parseSimConfig(text: string): SimConfig {
     if (!isRecord(data.uplink)) problems.push('uplink: expected an object, got ' + show(data.uplink));
     else {
       unknownKeys(data.uplink, UPLINK_KEYS, 'uplink.', problems);
-      for (const key of UPLINK_KEYS) {
+      for (const key of UPLINK_NUMBERS) {
         const v = data.uplink[key];
         if (v === undefined) continue;
-        if (typeof v === 'number') config.uplink[key as keyof SimUplink] = v;
+        if (typeof v === 'number') config.uplink[key] = v;
         else problems.push('uplink.' + key + ': expected a number, got ' + show(v));
       }
+      const sendAge = data.uplink.sendAge;
+      if (typeof sendAge === 'boolean') config.uplink.sendAge = sendAge;
+      else if (sendAge !== undefined) problems.push('uplink.sendAge: expected true or false, got ' + show(sendAge));
     }
   }
   if (problems.length > 0) throw new SimConfigError(problems);

@@ -50,6 +50,8 @@ export interface SimulationOptions {
   caFile: string | null;
   /** From --auth-retry: overrides the config's `uplink.authRetryMs`. */
   authRetryMs: number | null;
+  /** --ages: each sample's age goes with it (`uplink.sendAge`), whatever the config says. */
+  ages: boolean;
   drainMs: number;
   view: StatusView;
 }
@@ -112,13 +114,13 @@ export async function startSimulation(o: SimulationOptions): Promise<Simulation>
     const restored = { count: 0 };
     const agents = devices.map((device) => {
       const dir = o.durableDir === null ? null : o.devices > 1 ? join(o.durableDir, device.target.publicKey) : o.durableDir;
-      const storage = dir === null ? undefined : durableStorage(dir, `--durable ${o.durableDir}`, device.plan, queues, restored);
+      const storage = dir === null ? undefined : durableStorage(dir, `--durable ${o.durableDir}`, device.plan, queues);
       return createAgent({ ...host, storage, log: logTo(o.view, device) }, agentConfig(o, device));
     });
     // From here the agents own the storage: start() closes it when it fails, stop() when it ends.
     queues.length = 0;
     showStart(o, devices, service?.dashboard?.url ?? null);
-    await startAll(agents, devices);
+    await startAll(agents, devices, restored);
     const running = service;
     return run(o, agents, restored, () => running?.close());
   } catch (e) {
@@ -156,24 +158,15 @@ function fleet(url: string, n: number, plan: Plan): Device[] {
 
 /**
  * The durable queue in `dir`, with the ledger that lets its counter sensors resume (their start is moved in
- * `plan`); `restored` counts the samples of earlier runs that the agent loads from it.
+ * `plan`).
  */
-function durableStorage(dir: string, flag: string, plan: Plan, opened: DurableQueue[], restored: { count: number }): QueueStorage {
+function durableStorage(dir: string, flag: string, plan: Plan, opened: DurableQueue[]): QueueStorage {
   const q = asInput(flag, () => openDurableQueue(join(dir, 'queue')));
   opened.push(q);
   const counters = new Set(plan.sensors.filter((s) => s.spec.signal === 'counter').map((s) => s.resource));
   const ledger = asInput(flag, () => new CounterLedger(join(dir, 'counters.json'), counters, q));
   plan.sensors = plan.sensors.map((s) => (s.spec.signal === 'counter' ? { ...s, spec: { ...s.spec, start: ledger.resume(s.resource, s.spec.start) } } : s));
-  const storage = ledger.wrap(q);
-  return {
-    ...storage,
-    load: (visit, max) =>
-      storage.load((seq, resource, value, at) => {
-        const taken = visit(seq, resource, value, at);
-        if (taken !== false) restored.count++;
-        return taken;
-      }, max),
-  };
+  return ledger.wrap(q);
 }
 
 function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
@@ -197,7 +190,14 @@ function agentConfig(o: SimulationOptions, device: Device): AgentConfig {
           feed: feed.id_resource_feed,
         }),
     })),
-    uplink: { ...SIM_UPLINK, ...o.config?.uplink, ...(o.authRetryMs === null ? {} : { authRetryMs: o.authRetryMs }) },
+    uplink: {
+      ...SIM_UPLINK,
+      // Ages are our extension (docs/interface.md): on against the local service, which takes them.
+      sendAge: o.target === null,
+      ...o.config?.uplink,
+      ...(o.authRetryMs === null ? {} : { authRetryMs: o.authRetryMs }),
+      ...(o.ages ? { sendAge: true } : {}),
+    },
   };
 }
 
@@ -225,9 +225,19 @@ function fleetField(device: Device): { device?: string } {
   return device.label === '' ? {} : { device: device.target.publicKey };
 }
 
-/** Starts every agent; if one cannot start, stops the others and fails with its reason (naming it in a fleet). */
-async function startAll(agents: Agent[], devices: Device[]): Promise<void> {
-  const results = await Promise.allSettled(agents.map((agent) => agent.start()));
+/**
+ * Starts every agent; if one cannot start, stops the others and fails with its reason (naming it in a
+ * fleet). `restored` counts the samples an earlier run left in --durable: what each agent holds as it
+ * starts, in memory and on disk, that it did not accept itself (nothing has left its queue yet).
+ */
+async function startAll(agents: Agent[], devices: Device[], restored: { count: number }): Promise<void> {
+  const results = await Promise.allSettled(
+    agents.map(async (agent) => {
+      await agent.start();
+      const s = agent.stats();
+      restored.count += s.queued - s.accepted;
+    }),
+  );
   const failed = results.findIndex((r) => r.status === 'rejected');
   if (failed < 0) return;
   await Promise.all(agents.map((agent) => agent.stop({ flush: false })));
@@ -287,7 +297,7 @@ async function makePlan(
   };
 }
 
-/** `restored`: the samples the agents loaded from --durable, accepted by an earlier run. */
+/** `restored`: the samples the agents found in --durable as they started, accepted by an earlier run. */
 function run(o: SimulationOptions, agents: Agent[], restored: { count: number }, closeService: () => unknown): Simulation {
   const startedAt = performance.now();
   const stats = (): AgentStats => sumStats(agents.map((agent) => agent.stats()));

@@ -95,7 +95,8 @@ export class StatusView {
 export function statusLine(s: Status): string {
   const parts = [
     ...(s.devices === undefined ? [] : [`devices ${s.devices}`]),
-    `queued ${s.queued}`,
+    // What waits on disk only, beyond the queue in memory, once there is some (--durable).
+    `queued ${s.queued}` + (s.backlog > 0 ? ` (${s.backlog} on disk)` : ''),
     `sent ${s.sent}`,
     `${s.samplesPerSecond.toFixed(1)} samples/s`,
     // Only where report by exception is on: the samples it kept from the queue.
@@ -103,6 +104,8 @@ export function statusLine(s: Status): string {
     `retries ${s.retries}`,
     `dropped ${s.droppedOverflow}`,
     `set aside ${s.setAside}`,
+    // Samples an earlier run left without a time this run can give (docs/durable-queue.md), once there are some.
+    ...(s.undated > 0 ? [`undated ${s.undated}`] : []),
   ];
   if (s.authPaused) parts.push('PAUSED: token refused');
   parts.push(`last error: ${s.lastError ?? 'none'}`);

@@ -5,9 +5,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
+import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
 import { Served } from '../support/serve';
@@ -237,15 +239,17 @@ describe('feed-agent simulate', () => {
     expect(sim.all('summary')).toEqual([]);
   });
 
-  it('after a run that left samples in --durable, the next one says how many it restored, and its counts add up', async () => {
+  it('after a run that left samples in --durable, more than its queue in memory holds, the next one says how many it restored, and its counts add up', async () => {
     const durable = join(work.dir, 'restored-queue');
-    const config = counterConfig(work.dir, 'restored.json', 50);
+    // A queue of 16 in memory: the 60 samples the first run takes wait on disk beyond it.
+    const config = counterConfig(work.dir, 'restored.json', 50, { uplink: { queue: 16 } });
     // Nothing listens there: the first run keeps everything it accepted in DIR.
     const down = 'http://' + (await closedPort(createServer()));
     const first = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '1', '--drain-timeout', '0.2', '--json'], deviceEnv(down));
     expect(first.code).toBe(1);
-    const left = summaryOf(first.sim, ['queued']).queued as number;
-    expect(left).toBeGreaterThan(0);
+    const { queued: left, backlog, droppedOverflow } = summaryOf(first.sim, ['queued', 'backlog', 'droppedOverflow']);
+    expect([left - backlog, droppedOverflow]).toEqual([16, 0]);
+    expect(backlog).toBeGreaterThan(16);
 
     const { service: svc } = await service('restored');
     try {
@@ -261,6 +265,64 @@ describe('feed-agent simulate', () => {
     } finally {
       await svc.close();
     }
+  });
+
+  it('with --ages, stores a backlog an earlier run left in --durable at the times it was sampled, not when it arrived', async () => {
+    const durable = join(work.dir, 'ages-queue');
+    const config = counterConfig(work.dir, 'ages.json', 100, { uplink: { queue: 16 } });
+    const down = 'http://' + (await closedPort(createServer()));
+    const sampledFrom = Date.now();
+    const first = await runSim(work.cli(), ['--config', config, '--durable', durable, '--ages', '--duration', '2', '--drain-timeout', '0.2', '--json'], deviceEnv(down));
+    const sampledTo = Date.now();
+    expect(first.code).toBe(1);
+    // The highest value of each counter the first run accepted: 0 to it waited in DIR.
+    const highest = JSON.parse(readFileSync(join(durable, 'counters.json'), 'utf8')) as Record<string, number>;
+    // Seconds between sampling and arrival, so that a time of arrival cannot pass for one of sampling.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const { service: svc, dbFile } = await service('ages');
+    const restartedAt = Date.now();
+    try {
+      const { code, sim } = await runSim(work.cli(), ['--config', config, '--durable', durable, '--ages', '--duration', '1', '--json'], deviceEnv(svc.url));
+      expect(code, sim.stdout + sim.stderr).toBe(0);
+      expect(summaryOf(sim, ['undated']).undated).toBe(0);
+    } finally {
+      await svc.close();
+    }
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      for (const resource of COUNTERS) {
+        const rows = db.prepare('SELECT raw_data AS value, created_at FROM feeds WHERE id_resource = ? ORDER BY id_resource_feed').all(resource) as { value: string; created_at: string }[];
+        const at = rows.map((r) => ({ value: Number(r.value), ms: Date.parse(r.created_at.replace(' ', 'T') + 'Z') }));
+        const earlier = at.filter((r) => r.value <= highest[resource]);
+        expect(earlier.map((r) => r.value)).toEqual(Array.from({ length: highest[resource] + 1 }, (_, i) => i));
+        // Stored to the second below the time of sampling.
+        for (const r of earlier) expect([r.value, r.ms >= Math.floor(sampledFrom / 1000) * 1000 && r.ms <= sampledTo]).toEqual([r.value, true]);
+        for (const r of at.filter((x) => x.value > highest[resource])) expect(r.ms).toBeGreaterThanOrEqual(Math.floor(restartedAt / 1000) * 1000);
+        // Per resource, in the order sampled.
+        expect(at.map((r) => r.ms)).toEqual(at.map((r) => r.ms).sort((a, b) => a - b));
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('counts the samples an earlier version left in --durable without a time as undated, and delivers them', async () => {
+    const durable = join(work.dir, 'undated-queue');
+    // The log as the durable queue wrote it before samples kept their times: no "t", no "w".
+    mkdirSync(join(durable, 'queue'), { recursive: true });
+    const old = [encodeCheckpoint(0, 1), ...[0, 1, 2].map((v, i) => encodeSample(i + 1, COUNTERS[0], v))];
+    writeFileSync(join(durable, 'queue', 'seg-0000000000000001.log'), Buffer.concat(old));
+    const { service: svc, dbFile } = await service('undated');
+    try {
+      const config = counterConfig(work.dir, 'undated.json', 200);
+      const { code, sim } = await runSim(work.cli(), ['--config', config, '--durable', durable, '--duration', '0.5', '--json'], deviceEnv(svc.url));
+      expect(code, sim.stdout + sim.stderr).toBe(0);
+      expect(summaryOf(sim, ['undated', 'restored'])).toEqual({ undated: 3, restored: 3 });
+    } finally {
+      await svc.close();
+    }
+    // The ledger saw them: the counter went on after 2.
+    expect(countersIn(dbFile).get(COUNTERS[0])!.slice(0, 4)).toEqual([0, 1, 2, 3]);
   });
 
   it('with nothing queued, oldestAgeMs is null, not a number standing for none', async () => {
@@ -428,11 +490,11 @@ describe('feed-agent simulate', () => {
 
     it('a config with unknown keys and bad values names each of them', async () => {
       const file = join(work.dir, 'bad.json');
-      writeFileSync(file, JSON.stringify({ token: secret, sensors: [{ resource: 105, every: 100, signal: 'counter', colour: 'red' }], uplink: { size: 4 } }));
+      writeFileSync(file, JSON.stringify({ token: secret, sensors: [{ resource: 105, every: 100, signal: 'counter', colour: 'red' }], uplink: { size: 4, sendAge: 'yes' } }));
       const { code, sim } = await runSim(work.cli(), ['--config', file]);
       expect(code).toBe(2);
       expect(sim.stderr.trim()).toBe(
-        `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key`,
+        `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key; uplink.sendAge: expected true or false, got "yes"`,
       );
       expect(sim.stdout).toBe('');
     });
