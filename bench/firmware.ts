@@ -8,8 +8,9 @@
 // not figures: a fixed heap is collected when it is full, so its peak is its size; a run that ends
 // without "memory full" is what shows the firmware fits. On lin a slot is 32 bytes (16 on the ESP32):
 // slot counts compare as they are. And what an answer of 1 MB costs the chunk heap beside ordinary ones
-// (firmware-answers.ts: a build whose heap grows, so that its size is its high-water mark). Without the
-// SDK the section says why and gives no figure.
+// (firmware-answers.ts: a build whose heap grows, so that its size is its high-water mark). And the
+// peripherals' bytecode, and what one entry of each kind holds of the XS heaps with lin's stand-in pins
+// (bench/peripherals.ts). Without the SDK the section says why and gives no figure.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -22,6 +23,7 @@ import type { RunningService } from '../src/service';
 import { Simulator, buildApp, findSdk, xsbFiles } from '../test/firmware/sdk';
 import type { Sdk } from '../test/firmware/sdk';
 import { answerPeaks } from './firmware-answers';
+import { entriesOnLin } from './peripherals';
 import type { AnswerPeaks } from './firmware-answers';
 import { round } from './measure';
 import type { BenchRow, BenchSection } from './section';
@@ -61,10 +63,13 @@ export async function benchFirmware(): Promise<BenchSection> {
   const out = resolve('node_modules/.cache/feed-agent-firmware');
   const bytecode = (modules: string): number =>
     ['feed-agent/src/core', 'feed-agent/platforms/moddable'].flatMap((prefix) => xsbFiles(modules, prefix))
-      // The adapter's firmware/ is the app, not the adapter.
-      .filter((file) => !file.slice(modules.length).includes('/firmware/'))
+      // The adapter's firmware/ is the app, not the adapter, and its peripherals/ are the description's.
+      .filter((file) => !/\/(firmware|peripherals)\//.test(file.slice(modules.length)))
       .reduce((sum, file) => sum + statSync(file).size, 0);
-  const coreBytecodeBytes = bytecode(buildApp(sdk, APP, out, {}, false).modules);
+  const release = buildApp(sdk, APP, out, {}, false).modules;
+  const coreBytecodeBytes = bytecode(release);
+  const peripheralsBytecodeBytes = xsbFiles(release, 'feed-agent/platforms/moddable/peripherals').reduce((sum, file) => sum + statSync(file).size, 0);
+  const entries = await entriesOnLin(sdk, out);
 
   const seed = parseSeed(await readFile(join(APP, 'seed.json'), 'utf8'));
   const service = await startService({ seed });
@@ -78,7 +83,11 @@ export async function benchFirmware(): Promise<BenchSection> {
   const peaks: Record<string, AnswerPeaks> = {};
   for (const host of HOSTS) peaks[host] = await answerPeaks(sdk, out, deviceSeed, host);
   const [kept, classic] = [runs['keep-alive'], runs.classic];
-  const figures: Record<string, number> = { 'firmware.coreBytecodeBytes': coreBytecodeBytes };
+  const figures: Record<string, number> = { 'firmware.coreBytecodeBytes': coreBytecodeBytes, 'firmware.peripheralsBytecodeBytes': peripheralsBytecodeBytes };
+  for (const entry of entries) {
+    figures['firmware.entry.' + entry.name + '.slots'] = entry.slots;
+    figures['firmware.entry.' + entry.name + '.chunkBytes'] = entry.chunkBytes;
+  }
   for (const [prefix, run] of [['firmware.', kept], ['firmware.classic.', classic]] as const) {
     figures[prefix + 'handshakesPerHour'] = round(run.handshakesPerHour, 1);
     figures[prefix + 'bytesPerSample'] = round(run.bytesPerSample, 1);
@@ -98,6 +107,8 @@ export async function benchFirmware(): Promise<BenchSection> {
     note: 'value: the keep-alive host (default); baseline: the classic Request (http=classic), in the same run',
     rows: [
       { label: 'bytecode of the core and adapter, release build (flash)', value: coreBytecodeBytes, unit: 'B' },
+      { label: 'bytecode of the description and the peripherals (platforms/moddable/peripherals), the same', value: peripheralsBytecodeBytes, unit: 'B' },
+      ...entries.map((e) => ({ label: 'XS heap of one ' + e.name + ' entry (lin stand-in pins; a slot is 32 B here, 16 on the ESP32)', value: e.slots, unit: 'slots + ' + e.chunkBytes + ' B' })),
       row('TLS handshakes an hour (flush every 10 s, command poll every 5 s)', '', (r) => r.handshakesPerHour),
       row('bytes on the wire per sample, TLS included (8 samples a second)', 'B', (r) => r.bytesPerSample),
       row('XS slot heap after gc, 8 sensors, queue 1,024 (lin bytes, /32 = slots)', 'B', (r) => r.slotHeapUsed),

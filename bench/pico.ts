@@ -1,15 +1,19 @@
 // What the firmware costs on the Raspberry Pi Pico W, where the Pico SDK is installed (PICO_SDK_DIR set,
 // with the Moddable SDK): manifest.json built for pico/pico_w as the README's line builds it (release,
-// `-m -t build`), its flash and static RAM read from the ELF, and beside them the XS heap manifest.json
-// gives the chip, against the RP2040's 2 MB and 264 KB. Where the RP2040's boot ROM is given too
-// (RP2040_BOOTROM), bench/firmware (8 sensors, a 1,024-sample queue) built for the chip runs in rp2040js
-// without its radio, and its XS heaps are read there after a garbage collection: 16-byte slots, the
-// device's own sizes. Without the SDKs the section says why.
+// `-m -t build`, every peripheral kind compiled in), its flash and static RAM read from the ELF, and beside
+// them the XS heap manifest.json gives the chip, against the RP2040's 2 MB and 264 KB; where the image ends
+// against what the flash's layout leaves it beside a 768 KB littlefs backlog; and what each role of the
+// peripherals costs (bench/peripherals.ts). Where the RP2040's boot ROM is given too (RP2040_BOOTROM),
+// bench/firmware (8 sensors, a 1,024-sample queue) built for the chip runs in rp2040js without its radio,
+// and its XS heaps are read there after a garbage collection: 16-byte slots, the device's own sizes; and
+// bench/firmware-peripherals gives what one entry of each kind holds there. Without the SDKs the section
+// says why.
 import { resolve } from 'node:path';
-import { PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from '../test/firmware/pico';
+import { PICO_BACKLOG_BYTES, PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from '../test/firmware/pico';
 import type { PicoSdk } from '../test/firmware/pico';
 import { Rp2040Run, findBootrom } from '../test/firmware/rp2040';
 import { MEASURE_LINE, readMeasure } from './firmware';
+import { entriesOnPico, roleCosts } from './peripherals';
 import type { BenchRow, BenchSection } from './section';
 
 const OUT = resolve('node_modules/.cache/feed-agent-pico');
@@ -29,19 +33,27 @@ async function onTheChip(sdk: PicoSdk, root: string): Promise<{ rows: BenchRow[]
     measureEvery: MEASURE_EVERY_MS,
   });
   const run = new Rp2040Run(bootrom, image.uf2);
+  const rows: BenchRow[] = [];
+  const figures: Record<string, number> = {};
   try {
     const { slot, chunk, queued } = readMeasure(run.lines[await run.waitFor(MEASURE_LINE, 600_000)]);
-    return {
-      rows: [
-        { label: 'on the emulated chip, 8 sensors, queue 1,024: XS slot heap after gc', value: slot, unit: 'B = ' + slot / 16 + ' slots' },
-        { label: 'the same: XS chunk heap after gc', value: chunk, unit: 'B' },
-        { label: 'samples queued in ' + MEASURE_EVERY_MS / 1000 + ' s of chip time, every exchange failing', value: queued, unit: '' },
-      ],
-      figures: { 'firmware.pico.slotHeapUsed': slot, 'firmware.pico.chunkHeapUsed': chunk },
-    };
+    rows.push(
+      { label: 'on the emulated chip, 8 sensors, queue 1,024: XS slot heap after gc', value: slot, unit: 'B = ' + slot / 16 + ' slots' },
+      { label: 'the same: XS chunk heap after gc', value: chunk, unit: 'B' },
+      { label: 'samples queued in ' + MEASURE_EVERY_MS / 1000 + ' s of chip time, every exchange failing', value: queued, unit: '' },
+    );
+    figures['firmware.pico.slotHeapUsed'] = slot;
+    figures['firmware.pico.chunkHeapUsed'] = chunk;
   } finally {
     run.stop();
   }
+  // What one entry of each kind holds on the chip, its C's buffers apart (the roles' static RAM above).
+  for (const entry of await entriesOnPico(sdk, root, OUT, bootrom)) {
+    rows.push({ label: 'XS heap of one ' + entry.name + ' entry on the chip: slots (16 B), and chunk bytes beside', value: entry.slots, unit: 'slots + ' + entry.chunkBytes + ' B' });
+    figures['firmware.pico.entry.' + entry.name + '.slots'] = entry.slots;
+    figures['firmware.pico.entry.' + entry.name + '.chunkBytes'] = entry.chunkBytes;
+  }
+  return { rows, figures };
 }
 
 export async function benchPico(): Promise<BenchSection> {
@@ -60,6 +72,17 @@ export async function benchPico(): Promise<BenchSection> {
   });
   const cost = imageCost(sdk.gccRoot, image.elf);
   const xsHeap = picoCreation(root).static;
+  const roles = roleCosts(image.modules, image.map);
+  const roleRows: BenchRow[] = roles.map((r) => ({
+    label: 'flash of ' + r.label + ': bytecode + C; static RAM of its C',
+    value: r.bytecode + r.nativeFlash,
+    unit: 'B (' + r.bytecode + ' + ' + r.nativeFlash + '); ' + r.nativeRam + ' B RAM',
+  }));
+  const roleFigures: Record<string, number> = {};
+  for (const r of roles) {
+    roleFigures['firmware.pico.role.' + r.key + '.flashBytes'] = r.bytecode + r.nativeFlash;
+    roleFigures['firmware.pico.role.' + r.key + '.ramBytes'] = r.nativeRam;
+  }
   const percent = (part: number, whole: number): string => 'B (' + ((100 * part) / whole).toFixed(1) + ' %)';
   const chip = await onTheChip(sdk, root);
   return {
@@ -71,12 +94,21 @@ export async function benchPico(): Promise<BenchSection> {
       { label: 'XS heap, creation.static of manifest.json', value: xsHeap, unit: percent(xsHeap, PICO_RAM_BYTES) },
       { label: 'static RAM and XS heap (of 264 KB)', value: cost.ramBytes + xsHeap, unit: percent(cost.ramBytes + xsHeap, PICO_RAM_BYTES) },
       { label: 'arm-none-eabi-size text / data / bss', value: cost.text, unit: 'B / ' + cost.data + ' B / ' + cost.bss + ' B' },
+      {
+        label: 'the image\'s end (__flash_binary_end), of the ' + PICO_IMAGE_BUDGET + ' B it may reach beside the preferences and a ' + PICO_BACKLOG_BYTES / 1024 + ' KB backlog',
+        value: cost.imageEnd,
+        unit: 'B (' + (PICO_IMAGE_BUDGET - cost.imageEnd) + ' B to spare)',
+      },
+      ...roleRows,
       ...(typeof chip === 'string' ? [] : chip.rows),
     ],
     figures: {
       'firmware.pico.flashBytes': cost.flashBytes,
       'firmware.pico.ramBytes': cost.ramBytes,
       'firmware.pico.xsHeapBytes': xsHeap,
+      'firmware.pico.imageEndBytes': cost.imageEnd,
+      'firmware.pico.flashBesideBacklogBytes': PICO_IMAGE_BUDGET - cost.imageEnd,
+      ...roleFigures,
       ...(typeof chip === 'string' ? {} : chip.figures),
     },
   };

@@ -51,7 +51,7 @@ function picoProblems(env) {
   need(existsSync(extrasDir), `PICO_EXTRAS_DIR (${extrasDir}): no such folder (raspberrypi/pico-extras, tag sdk-2.2.0)`);
   need(existsSync(join(picoRoot, 'pico-examples', 'build', 'generated', 'pico_base')),
     `${join(picoRoot, 'pico-examples')}: raspberrypi/pico-examples (tag sdk-2.2.0), configured once: cd build && PICO_SDK_PATH=$PICO_SDK_DIR cmake .. -DPICO_BOARD=pico_w`);
-  need(executable(join(sdkDir, 'build', 'pioasm', 'pioasm')), `${join(sdkDir, 'build', 'pioasm', 'pioasm')}: build pioasm (cmake $PICO_SDK_DIR/tools/pioasm && make, in that folder)`);
+  need(executable(join(sdkDir, 'build', 'pioasm', 'pioasm')), `${join(sdkDir, 'build', 'pioasm', 'pioasm')}: build pioasm (cmake $PICO_SDK_DIR/tools/pioasm -DPIOASM_VERSION_STRING=2.2.0 && make, in that folder)`);
   need(executable(gcc), `PICO_GCC_ROOT: no ${gcc} (Debian: apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi, and PICO_GCC_ROOT=/usr)`);
   need(executable(uf2conv), `UF2CONV (${uf2conv}): no picotool there (raspberrypi/picotool, tag 2.2.0, built and installed; then UF2CONV=/usr/local/bin/picotool)`);
   need(spawnSync('cmake', ['--version'], { stdio: 'ignore' }).status === 0, 'cmake is not on the PATH (apt-get install cmake)');

@@ -11,10 +11,11 @@ import { copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from './pico';
+import { PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from './pico';
 import type { PicoImage, PicoSdk } from './pico';
 import { Rp2040Run, findBootrom, symbolAddress } from './rp2040';
 import { findSdk } from './sdk';
+import { Sht3xPart, sht3xCelsius, sht3xPercent } from './sht3x';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const sdk = findPicoSdk(ROOT);
@@ -68,11 +69,13 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
     run = null;
   });
 
-  it('fits the chip: flash within 2 MB, static RAM with the manifest\'s XS heap within 264 KB', () => {
+  it('fits the chip, every peripheral kind compiled in: the image beside the preferences and a 768 KB littlefs backlog, static RAM with the manifest\'s XS heap within 264 KB', () => {
     const cost = imageCost((sdk as PicoSdk).gccRoot, offline.elf);
     const xsHeap = picoCreation(ROOT).static;
     expect(cost.flashBytes).toBeGreaterThan(cost.text - 1);
     expect(cost.flashBytes).toBeLessThan(PICO_FLASH_BYTES);
+    expect(cost.imageEnd).toBeGreaterThanOrEqual(cost.flashBytes);
+    expect(cost.imageEnd).toBeLessThanOrEqual(PICO_IMAGE_BUDGET);
     expect(cost.ramBytes).toBeGreaterThan(cost.bss);
     expect(cost.ramBytes + xsHeap).toBeLessThan(PICO_RAM_BYTES);
   });
@@ -141,4 +144,122 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
       expect(device.lines.filter((l) => l.startsWith('feed-agent:'))).toEqual([]);
     }, 300_000);
   });
+});
+
+describe.skipIf(typeof sdk === 'string' || typeof bootrom !== 'string')('peripherals from a description, on the Pico W\'s real IO in rp2040js', () => {
+  const out = join(ROOT, 'node_modules', '.cache', 'feed-agent-pico-test');
+  const app = join(ROOT, 'test', 'firmware', 'pico-peripherals');
+  let image: PicoImage;
+  let run: Rp2040Run | null = null;
+  /** The description in app/manifest.json, as the test drives it. */
+  const DOOR = 15, METER = 7, SOIL_ADC = 0, RELAY = 16, FAN_SLICE = 1;
+
+  beforeAll(() => {
+    image = buildPico(sdk as PicoSdk, ROOT, app, out, ['-i'], { ...CONFIG, resources: 'uptime:201,temperature:205' });
+  }, 1_200_000);
+
+  afterEach(() => {
+    run?.stop();
+    run = null;
+  });
+
+  it('feeds a contact, an SHT3x, an ADC channel and a pulse counter as described, drives a relay and PWM by command, and keeps the rest going while the SHT3x is gone', async () => {
+    let part: Sht3xPart | undefined;
+    const device = new Rp2040Run(bootrom as string, image.uf2, undefined, {
+      setup: (chip) => {
+        // The contact is open (the pull-up holds the pin high), the meter's line idle high.
+        chip.gpio[DOOR].setInputValue(true);
+        chip.gpio[METER].setInputValue(true);
+        chip.adc.channelValues[SOIL_ADC] = 2048;
+        chip.adc.channelValues[4] = ADC_27C;
+        // GP4/GP5 are I2C0 (the SDK takes data on a pin 4n as port 0).
+        part = new Sht3xPart(chip.i2c[0]);
+      },
+    });
+    run = device;
+    const chip = device.chip;
+    const sht3x = part as Sht3xPart;
+    /** The value of the first reading of `resource` from line `from` on that passes `ok`. */
+    const reading = async (resource: number, from: number, ok: (v: number) => boolean = () => true): Promise<number> => {
+      const pattern = new RegExp('^reading ' + resource + ' (-?[0-9.e+-]+)$');
+      const end = Date.now() + 240_000;
+      for (;;) {
+        const i = await device.waitFor(pattern, Math.max(0, end - Date.now()), from);
+        const v = Number(pattern.exec(device.lines[i])?.[1]);
+        if (ok(v)) return v;
+        from = i + 1;
+      }
+    };
+
+    // One line names both mistakes of the description; the rest starts.
+    const problems = await device.waitFor(/^feed-agent: peripherals: /, 120_000);
+    // The driver the description's manifest includes is found by name; its part does not answer at boot.
+    expect(device.lines[problems]).toBe('feed-agent: peripherals: radio: pin: pin 25 is the radio\'s chip select on the Pico W; co2: unknown driver "scd41" (this build has SHT3x, TMP117, BMP280; another of the SDK\'s: include its manifest, $(MODDABLE)/modules/drivers/sensors/<part>/manifest.json)');
+    expect(device.lines.slice(0, problems).filter((l) => l.startsWith('feed-agent: '))).toEqual([expect.stringMatching(/^feed-agent: BMP280 at 0x76 on pins 4\/5 is not answering: (write|read) failed; trying again every 30 s$/)]);
+    const start = /: 2 sensors every 1000 ms, 0 command resources; peripherals: (.*)$/.exec(device.lines[await device.waitFor(/^feed-agent: device /, 60_000)]);
+    // mcconfig merges the description's entries in an order of its own.
+    expect(start?.[1].split(', ').sort()).toEqual(['air', 'door', 'fan', 'humidity', 'irrigation', 'meter', 'pressure', 'soil']);
+    const started = await device.waitFor(/^feed-agent: started$/, 60_000);
+    expect(await reading(101, started)).toBe(0);
+    expect(await reading(102, started)).toBe(Math.round(sht3xCelsius(21.5) * 100) / 100);
+    expect(await reading(103, started)).toBe(Math.round(sht3xPercent(55) * 100) / 100);
+    expect(await reading(104, started)).toBe(2048 * 0.025 - 2.5);
+    expect(await reading(105, started)).toBe(0);
+    // The temperature role reads ADC input 4 beside the probe's input 0: each read selects its own.
+    expect(await reading(205, started)).toBe(27.1);
+    // The relay starts at its stated level, the fan at its initial 25 %.
+    expect(chip.gpio[RELAY].outputValue).toBe(false);
+    const fan = () => chip.pwm.channels[FAN_SLICE];
+    expect((fan().cc & 0xffff) / (fan().top + 1)).toBeCloseTo(0.25, 2);
+
+    // Close the contact, pulse the meter 25 times, change the probe's voltage and the air.
+    let from = device.lines.length;
+    chip.gpio[DOOR].setInputValue(false);
+    for (let i = 0; i < 25; i++) {
+      chip.gpio[METER].setInputValue(false);
+      chip.gpio[METER].setInputValue(true);
+    }
+    chip.adc.channelValues[SOIL_ADC] = 1000;
+    sht3x.celsius = 18.25;
+    sht3x.percent = 71.5;
+    expect(await reading(101, from, (v) => v === 1)).toBe(1);
+    expect(await reading(105, from, (v) => v > 0)).toBe(12.5);
+    expect(await reading(104, from, (v) => v !== 48.7)).toBe(1000 * 0.025 - 2.5);
+    expect(await reading(102, from, (v) => v < 20)).toBe(Math.round(sht3xCelsius(18.25) * 100) / 100);
+    expect(await reading(103, from, (v) => v > 60)).toBe(Math.round(sht3xPercent(71.5) * 100) / 100);
+
+    // A command from the UART, through the output's handler: the relay's pin follows, once each.
+    from = device.lines.length;
+    device.sendUart(1, '107 on\n');
+    await device.waitFor(/^feed-agent: irrigation: pin 16 at 1 by command "on" \(feed 1\)$/, 120_000, from);
+    expect(chip.gpio[RELAY].outputValue).toBe(true);
+    device.sendUart(1, '106 75\n');
+    await device.waitFor(/^feed-agent: fan: pin 18 at 75 by command "75" \(feed 2\)$/, 120_000, from);
+    expect((fan().cc & 0xffff) / (fan().top + 1)).toBeCloseTo(0.75, 2);
+    device.sendUart(1, '107 off\n');
+    await device.waitFor(/^feed-agent: irrigation: pin 16 at 0 by command "off" \(feed 3\)$/, 120_000, from);
+    expect(chip.gpio[RELAY].outputValue).toBe(false);
+    expect(device.lines.slice(from).filter((l) => / by command /.test(l))).toHaveLength(3);
+
+    // The SHT3x stops answering: said once, tried again every 3 s (retryMs), and the contact read on every second meanwhile.
+    from = device.lines.length;
+    sht3x.answering = false;
+    const stopped = await device.waitFor(/^feed-agent: SHT3x at 0x44 on pins 4\/5 stopped answering: /, 120_000, from);
+    expect(device.lines[stopped]).toMatch(/stopped answering: (write|read) failed; trying again every 3 s$/);
+    const down = device.chipNow;
+    await device.waitFor(/^reading 101 /, 120_000, stopped + 1);
+    while (device.chipNow - down < 7_000) await new Promise((resolve) => setTimeout(resolve, 500));
+    const meanwhile = device.lines.slice(stopped + 1);
+    expect(meanwhile.filter((l) => l.startsWith('reading 101 ')).length).toBeGreaterThanOrEqual(5);
+    expect(meanwhile.filter((l) => l.startsWith('reading 102 ') || l.startsWith('reading 103 '))).toEqual([]);
+    expect(meanwhile.filter((l) => /stopped answering/.test(l))).toEqual([]);
+    // The status line (every 5 s) names what does not answer: the SHT3x now, the BMP280 all along.
+    expect(meanwhile.filter((l) => l.startsWith('feed-agent: queued ')).map((l) => /, not answering: ([^,]+, [^,]+),/.exec(l)?.[1])).toContain('SHT3x at 0x44 on pins 4/5, BMP280 at 0x76 on pins 4/5');
+    sht3x.answering = true;
+    const again = await device.waitFor(/^feed-agent: SHT3x at 0x44 on pins 4\/5 answers again, after \d+ failed tries$/, 120_000, stopped);
+    expect(await reading(102, again)).toBe(Math.round(sht3xCelsius(18.25) * 100) / 100);
+    // The failed reads were counted, not queued.
+    const status = await device.waitFor(/^feed-agent: queued /, 120_000, again);
+    expect(Number(/rejected (\d+)/.exec(device.lines[status])?.[1])).toBeGreaterThan(0);
+  }, 900_000);
 });

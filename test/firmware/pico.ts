@@ -10,6 +10,19 @@ import { buildFailed, findSdk } from './sdk';
 /** The RP2040's memories: 2 MB of flash on the Pico W, 264 KB of SRAM. */
 export const PICO_FLASH_BYTES = 2 * 1024 * 1024;
 export const PICO_RAM_BYTES = 264 * 1024;
+/**
+ * The Moddable SDK's layout of the Pico's flash: the image from its start; the XS mods and the littlefs
+ * partition (MODDEF_FILE_LFS_PARTITION_SIZE, 64 KB unless a manifest says) in what follows it, from one
+ * sector past the image's end (xs/platforms/pico/xsHost.c, espFindUnusedFlashStart, modGetPartition) up to
+ * the preferences, the last 32 KB (_MODPREF_start = 0x101F8000, build/devices/pico/config/xsproj_rp2040.ld).
+ * modGetPartition gives littlefs no partition at all when it does not fit there.
+ */
+export const PICO_PREFERENCES_BYTES = 32 * 1024;
+export const PICO_SECTOR_BYTES = 4096;
+/** The littlefs partition agreed for the storage backlog (issue 31). */
+export const PICO_BACKLOG_BYTES = 768 * 1024;
+/** The most the image may take beside it: its end, rounded up to a sector, then a sector, then the partition. */
+export const PICO_IMAGE_BUDGET = PICO_FLASH_BYTES - PICO_PREFERENCES_BYTES - PICO_BACKLOG_BYTES - PICO_SECTOR_BYTES;
 const FLASH_START = 0x10000000;
 const FLASH_END = FLASH_START + PICO_FLASH_BYTES;
 const RAM_START = 0x20000000;
@@ -36,11 +49,18 @@ export interface PicoImage {
   elf: string;
 }
 
+export interface PicoBuild extends PicoImage {
+  /** The linker's map (what each object file put where). */
+  map: string;
+  /** Where mcconfig compiled the modules to .xsb. */
+  modules: string;
+}
+
 /**
  * Builds `appDir`'s manifest for pico/pico_w into `outDir` without flashing (`-m -t build`), with `flags`
  * (e.g. `-i`: release with instrumentation, whose trace goes to the USB serial) and `config` as key=value.
  */
-export function buildPico(sdk: PicoSdk, root: string, appDir: string, outDir: string, flags: string[], config: Record<string, string | number>): PicoImage {
+export function buildPico(sdk: PicoSdk, root: string, appDir: string, outDir: string, flags: string[], config: Record<string, string | number>): PicoBuild {
   mkdirSync(outDir, { recursive: true });
   const args = [...flags, '-m', '-p', 'pico/pico_w', '-t', 'build', '-o', outDir, join(appDir, 'manifest.json'), ...Object.entries(config).map(([k, v]) => k + '=' + v)];
   const run = spawnSync(process.execPath, [join(root, 'scripts', 'build-moddable.mjs'), ...args], {
@@ -54,7 +74,7 @@ export function buildPico(sdk: PicoSdk, root: string, appDir: string, outDir: st
   if (run.status !== 0) throw buildFailed('build:moddable ' + args.join(' '), output);
   const kind = flags.includes('-d') ? 'debug' : flags.includes('-i') ? 'instrument' : 'release';
   const dir = join(outDir, 'bin', 'pico', 'pico_w', kind, basename(appDir));
-  const image = { uf2: join(dir, 'xs_pico.uf2'), elf: join(dir, 'xs_pico.elf') };
+  const image = { uf2: join(dir, 'xs_pico.uf2'), elf: join(dir, 'xs_pico.elf'), map: join(dir, 'xs_pico.map'), modules: join(outDir, 'tmp', 'pico', 'pico_w', kind, basename(appDir), 'modules') };
   if (!existsSync(image.uf2)) throw new Error('no ' + image.uf2 + ' after the build:\n' + output.split('\n').slice(-10).join('\n'));
   return image;
 }
@@ -64,6 +84,8 @@ export interface ImageCost {
   flashBytes: number;
   /** Bytes of SRAM placed by the linker: .data (with the code the Pico SDK runs from RAM), .bss, vectors. */
   ramBytes: number;
+  /** Where the image ends, from the start of flash (__flash_binary_end): what the partitions after it must clear. */
+  imageEnd: number;
   /** arm-none-eabi-size's own columns, for reference. */
   text: number;
   data: number;
@@ -94,7 +116,9 @@ export function imageCost(gccRoot: string, elf: string): ImageCost {
     if (vma >= RAM_START && vma < RAM_END) ramBytes += size;
   }
   const [text, data, bss] = tool('size', ['-B']).split('\n')[1].trim().split(/\s+/).map(Number);
-  return { flashBytes, ramBytes, text, data, bss };
+  const end = tool('nm', []).split('\n').find((l) => l.endsWith(' __flash_binary_end'));
+  if (end === undefined) throw new Error('no __flash_binary_end in ' + elf);
+  return { flashBytes, ramBytes, text, data, bss, imageEnd: parseInt(end.split(' ')[0], 16) - FLASH_START };
 }
 
 /** The XS heap manifest.json gives pico/pico_w (`creation.static`, in bytes), and its stack in slots. */

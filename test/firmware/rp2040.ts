@@ -88,6 +88,21 @@ class RandomRosc extends BasePeripheral {
   override writeUint32(): void {}
 }
 
+/**
+ * rp2040js 1.4.1 (and its repository's head) tests a PWM B pin's direction with `&&` where it means `&`
+ * (`if (this.gpioDirection && 1 << index) return;` in RPPWM.gpioOnInput): any pin of any slice set as an
+ * output (after reset, all of them) makes it ignore every input edge, so a slice never counts edges on its B
+ * pin as the chip does (RP2040 datasheet, 4.5.2.4, DIVMODE "rising/falling edge of B"). The test's chip has
+ * the check the datasheet describes: an edge on a B pin that is an input clocks its slice.
+ */
+function countPwmEdges(mcu: RP2040): void {
+  const pwm = mcu.pwm;
+  pwm.gpioOnInput = (index: number): void => {
+    if ((pwm.gpioDirection & (1 << index)) !== 0) return;
+    for (const channel of pwm.channels) if (channel.pinB1 === index || channel.pinB2 === index) channel.gpioBChanged();
+  };
+}
+
 /** The address of `symbol`'s code in the ELF (arm-none-eabi-nm; a Thumb function's bit 0 cleared). */
 export function symbolAddress(gccRoot: string, elf: string, symbol: string): number {
   const run = spawnSync(join(gccRoot, 'bin', 'arm-none-eabi-nm'), [elf], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -128,9 +143,10 @@ export class Rp2040Run {
   /**
    * `flash`: what an earlier run left in flash (littlefs included), for a chip that restarts after a power
    * cut. `options.entropy`: the ring oscillator gives random bits (RandomRosc). `options.watch`: the
-   * address of a function whose calls `calls` records.
+   * address of a function whose calls `calls` records. `options.setup`: what the test wires to the chip's
+   * pins and buses before it starts (a part on the I2C bus, a level on an input).
    */
-  constructor(bootrom: string, uf2: string, flash?: Uint8Array, options: { entropy?: boolean; watch?: number } = {}) {
+  constructor(bootrom: string, uf2: string, flash?: Uint8Array, options: { entropy?: boolean; watch?: number; setup?: (chip: RP2040) => void } = {}) {
     const mcu = this.simulator.rp2040;
     mcu.logger = this.logger;
     if (options.entropy) mcu.peripherals[ROSC_BASE] = new RandomRosc(mcu);
@@ -144,7 +160,9 @@ export class Rp2040Run {
     cdc.onSerialData = (bytes) => this.take(Buffer.from(bytes).toString('latin1'));
     mcu.uart[0].onByte = (byte) => this.take(String.fromCharCode(byte));
     emulateFlashWrites(this.simulator);
+    countPwmEdges(mcu);
     if (options.watch !== undefined) this.watch(options.watch);
+    options.setup?.(mcu);
     mcu.core.PC = FLASH_BASE;
     this.simulator.execute();
   }
@@ -156,6 +174,21 @@ export class Rp2040Run {
       if (core.PC === address) this.calls.push(this.simulator.clock.nanos / 1e6);
       return execute();
     };
+  }
+
+  /** The emulated chip, whose pins and buses a test drives (rp2040js: gpio, adc, i2c, uart, pwm). */
+  get chip(): RP2040 {
+    return this.simulator.rp2040;
+  }
+
+  /** The chip's time, ms since it started. */
+  get chipNow(): number {
+    return this.simulator.clock.nanos / 1e6;
+  }
+
+  /** Sends `text` to the chip on UART `port`, a byte at a time as its receive FIFO takes them. */
+  sendUart(port: 0 | 1, text: string): void {
+    for (const byte of Buffer.from(text, 'latin1')) this.simulator.rp2040.uart[port].feedByte(byte);
   }
 
   /** The 12-bit reading the emulated ADC gives on input `channel` (4: the temperature sensor). */
@@ -172,11 +205,14 @@ export class Rp2040Run {
     }
   }
 
-  /** The index of the first line matching `pattern`; rejects with the output once `wallMs` of real time passed without one. */
-  async waitFor(pattern: RegExp, wallMs: number): Promise<number> {
+  /**
+   * The index of the first line from `from` on matching `pattern`; rejects with the output once `wallMs`
+   * of real time passed without one.
+   */
+  async waitFor(pattern: RegExp, wallMs: number, from = 0): Promise<number> {
     const end = Date.now() + wallMs;
     for (;;) {
-      const index = this.lines.findIndex((l) => pattern.test(l));
+      const index = this.lines.findIndex((l, i) => i >= from && pattern.test(l));
       if (index >= 0) return index;
       if (Date.now() >= end) {
         throw new Error('no line matching ' + pattern + ' within ' + wallMs + ' ms of real time; output:\n' + this.lines.slice(-20).join('\n') + '\nemulator warnings:\n' + this.logger.problems.slice(-5).join('\n'));

@@ -58,9 +58,10 @@ function listed(manifest: string, platform: string): { files: string[]; notPrelo
   for (const [name, path] of sections.flatMap((s) => Object.entries(s.modules ?? {}))) {
     if (!name.startsWith('feed-agent/')) continue;
     const file = relative(ROOT, resolve(ROOT, dirname(manifest), path));
-    // A native module (JavaScript and C) on every target stands for the declaration under its name.
+    // A module of its own on every target, native (JavaScript and C) or TypeScript (firmware/board), stands
+    // for the declaration under its name.
     const declared = name.slice('feed-agent/'.length) + '.d.ts';
-    files.push(existsSync(join(ROOT, file + '.c')) && existsSync(join(ROOT, declared)) ? declared : file + '.ts');
+    files.push(existsSync(join(ROOT, declared)) && (existsSync(join(ROOT, file + '.c')) || existsSync(join(ROOT, file + '.ts'))) ? declared : file + '.ts');
     if (!preload.includes(name)) notPreloaded.push(name);
   }
   return { files, notPreloaded };
@@ -69,10 +70,13 @@ function listed(manifest: string, platform: string): { files: string[]; notPrelo
 describe('the Moddable manifests', () => {
   it.each(['esp32', 'lin'])('list exactly the modules the firmware reaches on %s, each under the name of its path, all preloaded', (platform) => {
     const adapter = listed('platforms/moddable/manifest.json', platform);
+    const peripherals = listed('platforms/moddable/peripherals/manifest.json', platform);
     const app = listed('manifest.json', platform);
-    expect([...adapter.files, ...app.files].sort()).toEqual(reached(ENTRIES));
-    expect([...adapter.notPreloaded, ...app.notPreloaded]).toEqual([]);
-    for (const manifest of ['platforms/moddable/manifest.json', 'manifest.json']) {
+    // firmware/board is declared (firmware/board.d.ts) and each platform's file of it imports its own.
+    const board = 'platforms/moddable/' + platform + '/board.ts';
+    expect([...adapter.files, ...peripherals.files, ...app.files].sort()).toEqual(reached([...ENTRIES, board]).filter((file) => file !== board));
+    expect([...adapter.notPreloaded, ...peripherals.notPreloaded, ...app.notPreloaded]).toEqual([]);
+    for (const manifest of ['platforms/moddable/manifest.json', 'platforms/moddable/peripherals/manifest.json', 'manifest.json']) {
       const m = JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')) as { modules: Record<string, string> };
       for (const [name, path] of Object.entries(m.modules)) {
         // XS resolves a relative import against the importing module's name: names must mirror paths.
@@ -97,5 +101,19 @@ describe('the Moddable manifests', () => {
     const base = join(ROOT, 'platforms/moddable', folder, 'hardware-seed');
     expect(readFileSync(base + '.c', 'utf8')).toContain('void xs_feedagent_hardware_seed(xsMachine *the)');
     expect(readFileSync(base + '.js', 'utf8')).toContain('function hardwareSeed() @ "xs_feedagent_hardware_seed";');
+  });
+
+  it('give pico/pico_w a board of the RP2040 whose ADC input and pulse counter are native modules of ours (JavaScript and C)', () => {
+    const pico = listed('platforms/moddable/peripherals/manifest.json', 'pico');
+    expect(pico.files).toEqual(listed('platforms/moddable/peripherals/manifest.json', 'esp32').files.concat(['platforms/moddable/rp2040/adc-input.d.ts', 'platforms/moddable/rp2040/edge-counter.d.ts']));
+    // Everything rp2040/board imports is listed for pico.
+    const board = 'platforms/moddable/rp2040/board.ts';
+    for (const file of reached([board])) if (file !== board) expect(pico.files).toContain(file);
+    expect(pico.notPreloaded).toEqual([]);
+    for (const [module, native] of [['adc-input', 'xs_feedagent_adc_select'], ['edge-counter', 'xs_feedagent_edge_counter']]) {
+      const base = join(ROOT, 'platforms/moddable/rp2040', module);
+      expect(readFileSync(base + '.c', 'utf8')).toContain('void ' + native + '(xsMachine *the)');
+      expect(readFileSync(base + '.js', 'utf8')).toContain('"' + native + '"');
+    }
   });
 });

@@ -1,31 +1,59 @@
-// The firmware: reads `mc/config`, starts the agent with the sensors the board has (ESP32, Pico W) on the
-// resources named in `resources=…`, traces every command the platform sends, and a status line now and then.
-// A bad or missing config key is one trace line that names it, and nothing starts: no abort.
+// The firmware: reads `mc/config`, starts the agent with the readings the board has (ESP32, Pico W) on the
+// resources named in `resources=…` and the sensors and outputs its `peripherals` describe
+// (../peripherals, docs/peripherals.md), traces every command the platform sends, and a status line now
+// and then. A bad or missing config key is one trace line that names it, and nothing starts: no abort.
 // Preloadable: the module only defines; the SDK runs the default export once setup/network is done.
 import config from 'mc/config';
 import Instrumentation from 'instrumentation';
 import Net from 'net';
 import Resource from 'Resource';
 import Timer from 'timer';
+import Modules from 'modules';
 import { createAgent } from '../../../src/core/agent';
 import type { Agent } from '../../../src/core/agent';
+import type { ActuatorConfig, ReportConfig, SensorConfig } from '../../../src/core/config';
+import type { Host } from '../../../src/core/host';
 import { errorText } from '../../../src/core/errors';
 import { openFlashQueue } from '../flash-queue';
 import { createModdableHost } from '../host';
 import { files, sdk } from '../modules';
-import { firmwareActuators, firmwareSensors } from './sensors';
+import { boardReading, firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
+import type { Settings } from './settings';
 import { statusLine } from './status';
 import { readTemperatureAdc } from './temperature-adc';
 import { hardwareSeed } from './hardware-seed';
+import { board } from './board';
+import { readDescription } from '../peripherals/description';
+import { findDrivers } from '../peripherals/drivers';
+import type { DriverClass } from '../peripherals/i2c-sensor';
+import { openPeripherals } from '../peripherals/open';
+import type { Peripherals } from '../peripherals/open';
 
 function say(text: string): void {
   trace('feed-agent: ' + text + '\n');
 }
 
-export default function main(): void {
+/** The firmware before its agent starts: what a test build may watch or change, then hand to `run`. */
+export interface Firmware {
+  settings: Settings;
+  host: Host;
+  sensors: SensorConfig[];
+  actuators: ActuatorConfig[];
+  peripherals: Peripherals;
+  /** Report by exception of the description's sources, for the core's `AgentConfig.reporting`. */
+  reporting: ReportConfig[];
+  /** What is not fed, each with why: one part of the start line. */
+  skipped: string[];
+}
+
+/**
+ * Reads the config and opens what it describes. A bad setting is one trace line and nothing more
+ * (undefined); a bad entry of the description is one trace line naming every problem, and the rest runs.
+ */
+export function prepare(config: Record<string, unknown>): Firmware | undefined {
   const read = readSettings(config);
-  if (read.problems !== undefined) return say('config: ' + read.problems.join('; '));
+  if (read.problems !== undefined) return void say('config: ' + read.problems.join('; '));
   const settings = read.settings;
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
   const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
@@ -34,7 +62,7 @@ export default function main(): void {
   try {
     if (settings.ca !== '') secure = { certificate: new Resource(settings.ca) };
   } catch (e) {
-    return say('ca: ' + settings.ca + ' is not among the app\'s resources (' + errorText(e) + ')');
+    return void say('ca: ' + settings.ca + ' is not among the app\'s resources (' + errorText(e) + ')');
   }
   const host = createModdableHost(sdk, { storage, secure, http: settings.http });
   const sources = {
@@ -52,19 +80,67 @@ export default function main(): void {
     trace,
   };
   const { sensors, skipped } = firmwareSensors(settings, sources);
-  const actuators = firmwareActuators(settings, sources);
+  const drivers = findDrivers(Modules.host);
+  const taken: number[] = [];
+  for (const role in settings.resources) taken.push(settings.resources[role as keyof Settings['resources']] as number);
+  const description = readDescription(config.peripherals, {
+    every: settings.every, commandEvery: settings.commandEvery, board, driver: drivers.lookup, drivers: drivers.names, taken,
+  });
+  const peripherals = openPeripherals(description.peripherals, {
+    board,
+    importDriver: (module) => Modules.importNow(module) as DriverClass,
+    now: host.now,
+    say,
+    boardReading: (reading) => boardReading(reading, settings, sources),
+  });
+  const problems = description.problems.concat(peripherals.problems);
+  if (problems.length > 0) say('peripherals: ' + problems.join('; '));
+  return {
+    settings,
+    host,
+    sensors: sensors.concat(peripherals.sensors),
+    actuators: firmwareActuators(settings, sources).concat(peripherals.actuators),
+    peripherals,
+    reporting: description.reporting,
+    skipped: skipped.concat(peripherals.skipped),
+  };
+}
+
+/** Starts the agent, and a status line now and then. */
+export function run(firmware: Firmware): Agent | undefined {
+  const { settings, sensors, actuators, peripherals, reporting, skipped } = firmware;
   let agent: Agent;
   try {
     // Seeded from the board: its waits differ from every other device's and from its own last boot's.
-    agent = createAgent(host, { url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, uplink: { queue: settings.queue }, seed: hardwareSeed() });
+    agent = createAgent(firmware.host, {
+      url: settings.url, publicKey: settings.publicKey, token: settings.token, sensors, actuators, resources: peripherals.resources,
+      reporting, uplink: { queue: settings.queue }, seed: hardwareSeed(),
+    });
   } catch (e) {
-    return say(errorText(e));
+    return void say(errorText(e));
   }
-  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + sensors.length + ' sensor' + (sensors.length === 1 ? '' : 's') +
-    ' every ' + settings.every + ' ms, ' + actuators.length + ' command resource' + (skipped.length > 0 ? '; not fed: ' + skipped.join(', ') : ''));
+  // The roles of resources= (unless a description alone is given), then the description's entries by name.
+  const roles = sensors.length - peripherals.sensors.length, commands = actuators.length - peripherals.actuators.length;
+  const parts: string[] = [];
+  if (roles + commands > 0 || peripherals.names.length === 0) {
+    parts.push(roles + ' sensor' + (roles === 1 ? '' : 's') + ' every ' + settings.every + ' ms, ' + commands + ' command resource' + (commands === 1 ? '' : 's'));
+  }
+  if (peripherals.names.length > 0) parts.push('peripherals: ' + peripherals.names.join(', '));
+  if (skipped.length > 0) parts.push('not fed: ' + skipped.join(', '));
+  say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + parts.join('; '));
   agent.start().then(
-    () => say('started'),
+    () => {
+      say('started');
+      // The agent takes readings once it runs: the outputs' levels at boot, then each one applied.
+      peripherals.begin((resource, value) => agent.record(resource, value));
+    },
     (e: unknown) => say('not started: ' + errorText(e)),
   );
-  if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats())), settings.statusEvery);
+  if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats(), peripherals.notAnswering())), settings.statusEvery);
+  return agent;
+}
+
+export default function main(): void {
+  const firmware = prepare(config);
+  if (firmware !== undefined) run(firmware);
 }

@@ -2,6 +2,8 @@
 // firmware feeds on the resources named in `resources=…`. Their sources come in as values, so that they
 // run in tests as on the device.
 import type { ActuatorConfig, SensorConfig } from '../../../src/core/config';
+import { BOARD_READINGS } from '../peripherals/description';
+import type { BoardReading } from '../peripherals/description';
 import type { Settings } from './settings';
 
 /** Where the readings come from: the host's clock, the XS heap's counters, the Wi-Fi radio, the chip. */
@@ -28,26 +30,35 @@ export interface SensorSources {
  * the trace, so that it says what the device feeds).
  */
 export function firmwareSensors(settings: Settings, sources: SensorSources): { sensors: SensorConfig[]; skipped: string[] } {
-  const { resources, every } = settings;
   const sensors: SensorConfig[] = [];
   const skipped: string[] = [];
-  if (resources.uptime !== undefined) sensors.push({ resource: resources.uptime, every, read: () => Math.floor(sources.now() / 1000) });
-  // Free bytes need the heap's size, which the manifest gives as xsHeap beside creation.static.
-  const { heap, rssi, temperature } = resources;
-  if (heap !== undefined) {
-    if (settings.xsHeap <= 0) skipped.push('heap (no xsHeap in the config)');
-    else if (sources.heapUsed() === undefined) skipped.push('heap (no instrumentation in this build: build with -d or -i)');
-    else sensors.push({ resource: heap, every, read: () => Math.max(0, settings.xsHeap - (sources.heapUsed() ?? Number.NaN)) });
-  }
-  if (rssi !== undefined) {
-    if (sources.rssi() === undefined) skipped.push('rssi (this platform\'s Net reports no RSSI)');
-    else sensors.push({ resource: rssi, every, read: () => sources.rssi() ?? Number.NaN });
-  }
-  if (temperature !== undefined) {
-    if (sources.temperatureAdc() === undefined) skipped.push('temperature (no RP2040 temperature sensor on this board)');
-    else sensors.push({ resource: temperature, every, read: () => rp2040Celsius(sources.temperatureAdc() ?? Number.NaN) });
+  for (const role of BOARD_READINGS) {
+    const resource = settings.resources[role];
+    if (resource === undefined) continue;
+    const read = boardReading(role, settings, sources);
+    if (typeof read === 'string') skipped.push(role + ' (' + read + ')');
+    else sensors.push({ resource, every: settings.every, read });
   }
   return { sensors, skipped };
+}
+
+/** A board reading's reader, or why this board or build has none. */
+export function boardReading(reading: BoardReading, settings: Pick<Settings, 'xsHeap'>, sources: SensorSources): (() => number) | string {
+  switch (reading) {
+    case 'uptime':
+      return () => Math.floor(sources.now() / 1000);
+    case 'heap':
+      // Free bytes need the heap's size, which the manifest gives as xsHeap beside creation.static.
+      if (settings.xsHeap <= 0) return 'no xsHeap in the config';
+      if (sources.heapUsed() === undefined) return 'no instrumentation in this build: build with -d or -i';
+      return () => Math.max(0, settings.xsHeap - (sources.heapUsed() ?? Number.NaN));
+    case 'rssi':
+      if (sources.rssi() === undefined) return 'this platform\'s Net reports no RSSI';
+      return () => sources.rssi() ?? Number.NaN;
+    default:
+      if (sources.temperatureAdc() === undefined) return 'no RP2040 temperature sensor on this board';
+      return () => rp2040Celsius(sources.temperatureAdc() ?? Number.NaN);
+  }
 }
 
 /**

@@ -68,7 +68,8 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   const url = text('url', (v) => (isServiceUrl(v) ? null : 'expected http(s)://host[:port][/path], without query or fragment'));
   const publicKey = text('publicKey', () => null);
   const token = text('token', () => null, true);
-  const resources = readResources(config.resources, problems);
+  // With a description of the hardware (`peripherals`), the board's roles are optional.
+  const resources = readResources(config.resources, problems, config.peripherals === undefined);
   const ca = config.ca === undefined ? '' : String(config.ca);
   const root = (config.file as { root?: unknown } | undefined)?.root;
   const journal = config.journal !== undefined && config.journal !== '' ? String(config.journal) : String(root ?? '') + 'feed-agent.q';
@@ -94,11 +95,11 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
 }
 
 /** `resources=uptime:201,heap:202,rssi:203,command:204`: a role and a resource id per pair. */
-function readResources(value: unknown, problems: string[]): Partial<Record<Role, number>> {
+function readResources(value: unknown, problems: string[], required: boolean): Partial<Record<Role, number>> {
   const resources: Partial<Record<Role, number>> = {};
   const example = ' (e.g. resources=uptime:201,heap:202,rssi:203,command:204)';
   if (value === undefined || value === '') {
-    problems.push('resources: missing' + example);
+    if (required) problems.push('resources: missing' + example + ', or a description of the hardware (peripherals)');
     return resources;
   }
   const seen: number[] = [];

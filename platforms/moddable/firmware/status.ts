@@ -2,9 +2,11 @@
 // wants at a glance. The core's stats never hold the token.
 import type { AgentStats } from '../../../src/core/agent';
 
-export function statusLine(stats: AgentStats): string {
+/** `notAnswering`: the I2C sensors of the description that do not answer now. */
+export function statusLine(stats: AgentStats, notAnswering: readonly string[] = []): string {
   return 'feed-agent: queued ' + stats.queued + '/' + stats.capacity + ', sent ' + stats.sent + ' in ' + stats.batches + ' batches, retries ' +
     stats.retries + ', dropped ' + stats.droppedOverflow + ', rejected ' + stats.rejectedInvalid + ', set aside ' + stats.setAside +
-    ', commands ' + stats.commands + (stats.authPaused ? ', paused: token refused' : '') +
+    ', commands ' + stats.commands + (stats.heldBack > 0 ? ', held back ' + stats.heldBack : '') + (stats.authPaused ? ', paused: token refused' : '') +
+    (notAnswering.length === 0 ? '' : ', not answering: ' + notAnswering.join(', ')) +
     (stats.lastError === null ? '' : ', last error: ' + stats.lastError) + '\n';
 }
