@@ -11,7 +11,7 @@
 // (firmware-answers.ts: a build whose heap grows, so that its size is its high-water mark). And the
 // peripherals' bytecode, and what one entry of each kind holds of the XS heaps with lin's stand-in pins
 // (bench/peripherals.ts). Without the SDK the section says why and gives no figure.
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UPLINK_DEFAULTS } from '../src/core/config';
@@ -129,10 +129,7 @@ async function runHost(sdk: Sdk, out: string, seed: Seed, service: RunningServic
   let simulator: Simulator | null = null;
   try {
     // The bench app with the front's private root among its resources, as ca=… names it.
-    const app = join(out, 'firmware-tls');
-    mkdirSync(app, { recursive: true });
-    writeFileSync(join(app, 'test-ca.der'), front.rootDer);
-    writeFileSync(join(app, 'manifest.json'), JSON.stringify({ include: [join(APP, 'manifest.json')], resources: { '*': ['./test-ca'] } }, null, '\t'));
+    const app = front.app(join(out, 'firmware-tls'), join(APP, 'manifest.json'));
     const device = seed.devices[0];
     const ids = device.resources.map((r) => r.id_resource);
     const debug = buildApp(sdk, app, out, {

@@ -1,5 +1,5 @@
 // The gateway box (docs/gateway.md). Its parts, each alone with FEED_AGENT_BENCH_GATEWAY_PARTS (a comma list
-// of memory, append, throughput, kills, compare; all by default), and shorter with
+// of memory, append, saturation, kills, compare; all by default), and shorter with
 // FEED_AGENT_BENCH_GATEWAY_SHORT=1 (for development: the figures are not the documented ones):
 // - memory: 1, 10, 100, 1,000 and 10,000 devices in one Node process as `feed-agent gateway` builds them: a
 //   config parsed by the gateway's parser (every setting its default: a queue in memory of GATEWAY_DEFAULTS
@@ -12,7 +12,7 @@
 //   10,000 devices. FEED_AGENT_BENCH_GATEWAY_RPS sets `service.requestsPerSecond`, FEED_AGENT_BENCH_GATEWAY_QUEUE
 //   the queue of the new design's runs;
 // - append: the durable queue's fsync policies (bench/durable-append.ts);
-// - throughput, kills, compare: `feed-agent gateway` between a broker and the service (bench/gateway-mqtt.ts).
+// - saturation, kills, compare: `feed-agent gateway` between a broker and the service (bench/gateway-mqtt.ts).
 //
 // Each size runs in a fresh process (this bench again, told the size by CHILD), so that it starts from the
 // same empty process. Once it reached its steady state (the warm-up, 150 s: WARMUP_MS), each window
@@ -203,26 +203,26 @@ function memory(): BenchSection {
     loads.set(devices, inChild(devices, BENCH_DEVICE_QUEUE));
     if (TODAY_SIZES.includes(devices)) today.set(devices, inChild(devices, TODAY_QUEUE));
   }
-  const added = (of: Map<number, Load>, key: (typeof KEYS)[number], from: number, to: number) => (of.get(to)![key] - of.get(from)![key]) / (to - from);
-  const figures = {
-    'gateway.cpuPerDevicePct': round(added(loads, 'cpuPct', 100, 1000), 4),
-    'gateway.baselineCpuPerDevicePct': round(added(loads, 'cpuPct', 10, 100), 4),
-    'gateway.rssPerDeviceKb': round(added(loads, 'rssKb', 100, 1000), 1),
-    'gateway.baselineRssPerDeviceKb': round(added(loads, 'rssKb', 10, 100), 1),
-    'gateway.todayRssPerDeviceKb': round(added(today, 'rssKb', 100, 1000), 1),
-    // 10,000 devices: what each device beyond 1,000 adds, and the whole process's RSS.
-    'gateway.rssPerDeviceKb10k': round(added(loads, 'rssKb', 1000, 10_000), 1),
-    'gateway.todayRssPerDeviceKb10k': round(added(today, 'rssKb', 1000, 10_000), 1),
+  // What each added device costs between two sizes, as `gateway.<prefix><Key>PerDevice<unit><suffix>`
+  // (rssKb → rssPerDeviceKb): CPU, RSS, and the parts of it that V8 counts (the queues' typed arrays, the
+  // heap's live objects, the heap's size).
+  const perDevice = (of: Map<number, Load>, prefix: string, suffix: string, from: number, to: number, keys: readonly (typeof KEYS)[number][]) =>
+    Object.fromEntries(
+      keys.map((key) => {
+        const name = (prefix === '' ? key : prefix + key[0].toUpperCase() + key.slice(1)).replace(/(Kb|Pct)$/, 'PerDevice$1');
+        return ['gateway.' + name + suffix, round((of.get(to)![key] - of.get(from)![key]) / (to - from), key === 'cpuPct' ? 4 : 1)];
+      }),
+    );
+  const costs = ['cpuPct', 'rssKb', 'arrayBuffersKb', 'heapUsedKb', 'heapTotalKb'] as const;
+  const figures: Record<string, number> = {
+    ...perDevice(loads, '', '', 100, 1000, costs),
+    // 10,000 devices: what each device beyond 1,000 adds.
+    ...perDevice(loads, '', '10k', 1000, 10_000, costs),
+    ...perDevice(loads, 'baseline', '', 10, 100, ['cpuPct', 'rssKb']),
+    ...perDevice(today, 'today', '', 100, 1000, ['rssKb']),
+    ...perDevice(today, 'today', '10k', 1000, 10_000, ['rssKb']),
     'gateway.rssMb10k': round(loads.get(10_000)!.rssKb / 1024, 1),
     'gateway.todayRssMb10k': round(today.get(10_000)!.rssKb / 1024, 1),
-    'gateway.cpuPerDevicePct10k': round(added(loads, 'cpuPct', 1000, 10_000), 4),
-    // The parts of it that V8 counts: the queues' typed arrays, the heap's live objects, the heap's size.
-    'gateway.arrayBuffersPerDeviceKb': round(added(loads, 'arrayBuffersKb', 100, 1000), 1),
-    'gateway.heapUsedPerDeviceKb': round(added(loads, 'heapUsedKb', 100, 1000), 1),
-    'gateway.heapTotalPerDeviceKb': round(added(loads, 'heapTotalKb', 100, 1000), 1),
-    'gateway.arrayBuffersPerDeviceKb10k': round(added(loads, 'arrayBuffersKb', 1000, 10_000), 1),
-    'gateway.heapUsedPerDeviceKb10k': round(added(loads, 'heapUsedKb', 1000, 10_000), 1),
-    'gateway.heapTotalPerDeviceKb10k': round(added(loads, 'heapTotalKb', 1000, 10_000), 1),
     'gateway.samplesPerSecond': round(loads.get(1000)!.samplesPerSecond, 1),
     'gateway.requestsPerSecond': round(loads.get(1000)!.requestsPerSecond, 1),
     'gateway.samplesPerSecond10k': round(loads.get(10_000)!.samplesPerSecond, 1),

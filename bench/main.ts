@@ -20,7 +20,9 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   gateway: async () => (await import('./gateway')).benchGateway(),
   dashboard: async () => (await import('./dashboard')).benchDashboard(),
   firmware: async () => (await import('./firmware')).benchFirmware(),
+  flash: async () => (await import('./firmware-backlog')).benchFlash(),
   pico: async () => (await import('./pico')).benchPico(),
+  esp32: async () => (await import('./esp32')).benchEsp32(),
   answer: async () => (await import('./answer-size')).benchAnswerSize(),
   backlog: async () => (await import('./backlog')).benchBacklog(),
 };

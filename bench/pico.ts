@@ -2,14 +2,15 @@
 // with the Moddable SDK): manifest.json built for pico/pico_w as the README's line builds it (release,
 // `-m -t build`, every peripheral kind compiled in), its flash and static RAM read from the ELF, and beside
 // them the XS heap manifest.json gives the chip, against the RP2040's 2 MB and 264 KB; where the image ends
-// against what the flash's layout leaves it beside a 768 KB littlefs backlog; and what each role of the
+// against what the flash's layout leaves it beside a 768 KB littlefs backlog, and the flash left between it
+// and littlefs as the SDK reckons it; and what each role of the
 // peripherals costs (bench/peripherals.ts). Where the RP2040's boot ROM is given too (RP2040_BOOTROM),
 // bench/firmware (8 sensors, a 1,024-sample queue) built for the chip runs in rp2040js without its radio,
 // and its XS heaps are read there after a garbage collection: 16-byte slots, the device's own sizes; and
 // bench/firmware-peripherals gives what one entry of each kind holds there. Without the SDKs the section
 // says why.
 import { resolve } from 'node:path';
-import { PICO_BACKLOG_BYTES, PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from '../test/firmware/pico';
+import { PICO_BACKLOG_BYTES, PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, flashAfterImage, imageCost, picoCreation, picoPartition } from '../test/firmware/pico';
 import type { PicoSdk } from '../test/firmware/pico';
 import { Rp2040Run, findBootrom } from '../test/firmware/rp2040';
 import { MEASURE_LINE, readMeasure } from './firmware';
@@ -71,6 +72,8 @@ export async function benchPico(): Promise<BenchSection> {
     resources: 'uptime:201,heap:202,rssi:203,temperature:205,command:204',
   });
   const cost = imageCost(sdk.gccRoot, image.elf);
+  const partition = picoPartition(root);
+  const left = flashAfterImage(sdk.gccRoot, image.elf) - partition;
   const xsHeap = picoCreation(root).static;
   const roles = roleCosts(image.modules, image.map);
   const roleRows: BenchRow[] = roles.map((r) => ({
@@ -90,6 +93,7 @@ export async function benchPico(): Promise<BenchSection> {
     note: typeof chip === 'string' ? 'on the emulated chip: skipped: ' + chip : undefined,
     rows: [
       { label: 'flash: sections loaded from flash (of 2 MB)', value: cost.flashBytes, unit: percent(cost.flashBytes, PICO_FLASH_BYTES) },
+      { label: 'flash left between the image and littlefs (' + partition / 1024 + ' KiB, then 32 KB of preferences)', value: left, unit: percent(left, PICO_FLASH_BYTES) },
       { label: 'static RAM: .data, .bss and vectors (of 264 KB)', value: cost.ramBytes, unit: percent(cost.ramBytes, PICO_RAM_BYTES) },
       { label: 'XS heap, creation.static of manifest.json', value: xsHeap, unit: percent(xsHeap, PICO_RAM_BYTES) },
       { label: 'static RAM and XS heap (of 264 KB)', value: cost.ramBytes + xsHeap, unit: percent(cost.ramBytes + xsHeap, PICO_RAM_BYTES) },
@@ -104,6 +108,7 @@ export async function benchPico(): Promise<BenchSection> {
     ],
     figures: {
       'firmware.pico.flashBytes': cost.flashBytes,
+      'firmware.pico.flashLeftBytes': left,
       'firmware.pico.ramBytes': cost.ramBytes,
       'firmware.pico.xsHeapBytes': xsHeap,
       'firmware.pico.imageEndBytes': cost.imageEnd,

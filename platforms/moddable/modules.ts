@@ -7,8 +7,8 @@ import { Socket } from 'socket';
 import SecureSocket from 'securesocket';
 import Timer from 'timer';
 import Time from 'time';
-import { File } from 'file';
-import type { FileClass, Sdk } from './sdk';
+import { File, Iterator } from 'file';
+import type { FileSystem, Sdk } from './sdk';
 
 export const sdk: Sdk = Object.freeze({
   // The SDK's typings are looser than these classes' sources (sdk.ts declares what the adapter uses).
@@ -24,4 +24,5 @@ export const sdk: Sdk = Object.freeze({
   encode: (text: string) => ArrayBuffer.fromString(text),
 });
 
-export const files: FileClass = File;
+// The SDK's typings name only strings and buffers for File's write; its sources write a number as a byte (sdk.ts).
+export const files: FileSystem = Object.freeze({ File: File as unknown as FileSystem['File'], Iterator });

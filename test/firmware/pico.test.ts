@@ -11,7 +11,7 @@ import { copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, imageCost, picoCreation } from './pico';
+import { PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, flashAfterImage, imageCost, picoCreation, picoPartition } from './pico';
 import type { PicoImage, PicoSdk } from './pico';
 import { Rp2040Run, findBootrom, symbolAddress } from './rp2040';
 import { findSdk } from './sdk';
@@ -30,6 +30,8 @@ const CONFIG = {
   every: 1000,
   statusEvery: 5000,
   spillEvery: 6,
+  // A small queue in RAM, so that the emulated chip, at an eighth of its speed, has a backlog on flash within a minute.
+  queue: 32,
 };
 
 if (typeof sdk === 'string') console.log('Pico W tests skipped: ' + sdk);
@@ -80,6 +82,14 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
     expect(cost.ramBytes + xsHeap).toBeLessThan(PICO_RAM_BYTES);
   });
 
+  it('leaves room for littlefs\'s 768 KiB after the image: modGetPartition gives it only when it fits, or none', () => {
+    const room = flashAfterImage((sdk as PicoSdk).gccRoot, offline.elf);
+    const partition = picoPartition(ROOT);
+    console.log('Pico W flash: ' + room + ' bytes between the image and the preferences, ' + (room - partition) + ' of them left beside littlefs\'s ' + partition);
+    expect(partition).toBe(768 * 1024);
+    expect(room).toBeGreaterThanOrEqual(partition);
+  });
+
   describe.skipIf(typeof bootrom !== 'string')('in rp2040js', () => {
     it('runs the agent without the radio: it samples, queues, and its exchanges fail without losing a reading', async () => {
       const device = new Rp2040Run(bootrom as string, offline.uf2);
@@ -99,19 +109,24 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
       expect(queued).toBeLessThanOrEqual(3 * (seconds + 1));
     }, 300_000);
 
-    it('keeps what it could not send in littlefs on the chip\'s flash, and restores it after a power cut', async () => {
+    it('keeps its backlog in littlefs on the chip\'s flash, beyond the queue in RAM, and restores it after a power cut', async () => {
       const first = new Rp2040Run(bootrom as string, offline.uf2);
       run = first;
-      // The first flush fails at about 10 s of chip time; a burst goes to flash every 6 samples after it.
-      const status = await first.waitFor(/^feed-agent: queued (4[2-9]|[5-9]\d|\d{3,})\//, 240_000);
+      // The first flush fails at about 10 s of chip time; from then on the queue goes to flash in bursts of
+      // 6, and once its 32 are full every sample goes there, committed every 6.
+      const status = await first.waitFor(/^feed-agent: queued ([6-9]\d|\d{3,})\//, 300_000);
       const queued = Number(/queued (\d+)\//.exec(first.lines[status])?.[1]);
       const flash = first.stop();
       const second = new Rp2040Run(bootrom as string, offline.uf2, flash);
       run = second;
-      const restored = Number(/restored (\d+) unacknowledged samples/.exec(second.lines[await second.waitFor(/restored \d+ unacknowledged samples/, 120_000)])?.[1]);
-      expect(restored).toBeGreaterThanOrEqual(CONFIG.spillEvery);
-      expect(restored).toBeLessThanOrEqual(queued + CONFIG.spillEvery);
-    }, 420_000);
+      const line = second.lines[await second.waitFor(/restored \d+ unacknowledged samples/, 120_000)];
+      console.log('Pico W in rp2040js: ' + queued + ' queued at the last status line before the power cut; after it: ' + line);
+      const [restored, waiting] = (/restored (\d+) unacknowledged samples from durable storage \((\d+) of them wait/.exec(line) as RegExpExecArray).slice(1).map(Number);
+      // Everything up to the last burst: what the status line counted, less a burst at most, and what came after it.
+      expect(restored).toBeGreaterThanOrEqual(queued - CONFIG.spillEvery);
+      expect(restored).toBeLessThanOrEqual(queued + 3 * 5 + CONFIG.spillEvery);
+      expect(waiting).toBe(restored - CONFIG.queue);
+    }, 480_000);
 
     it('seeds its random source from pico_rand: two boots on the ring oscillator\'s random bits try to connect at different times', async () => {
       // Every exchange makes a classic Socket (xs_socket) and fails at once. Command polls and the lookup

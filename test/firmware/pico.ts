@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { symbolAddress } from './rp2040';
 import { buildFailed, findSdk } from './sdk';
 
 /** The RP2040's memories: 2 MB of flash on the Pico W, 264 KB of SRAM. */
@@ -119,6 +120,25 @@ export function imageCost(gccRoot: string, elf: string): ImageCost {
   const end = tool('nm', []).split('\n').find((l) => l.endsWith(' __flash_binary_end'));
   if (end === undefined) throw new Error('no __flash_binary_end in ' + elf);
   return { flashBytes, ramBytes, text, data, bss, imageEnd: parseInt(end.split(' ')[0], 16) - FLASH_START };
+}
+
+/** Where the SDK's preferences begin (xsproj_rp2040.ld, _MODPREF_start): littlefs's partition ends there. */
+const PREFERENCES = 0x101f8000;
+
+/**
+ * The flash from the end of the image to the preferences, as the SDK reckons it (xs/platforms/pico/xsHost.c):
+ * the space after the image starts a sector past its end rounded up to a sector (espFindUnusedFlashStart),
+ * and modGetPartition gives littlefs its partition at the end of that space only if it fits (else none).
+ */
+export function flashAfterImage(gccRoot: string, elf: string): number {
+  const end = symbolAddress(gccRoot, elf, '__start_unused_space');
+  return PREFERENCES - (Math.ceil(end / 4096) * 4096 + 4096);
+}
+
+/** littlefs's partition in the Pico W's flash, in bytes: manifest.json's define for pico/pico_w (file.lfs.partition_size). */
+export function picoPartition(root: string): number {
+  const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8')) as { platforms: Record<string, { defines: { file: { lfs: { partition_size: number } } } }> };
+  return manifest.platforms['pico/pico_w'].defines.file.lfs.partition_size;
 }
 
 /** The XS heap manifest.json gives pico/pico_w (`creation.static`, in bytes), and its stack in slots. */

@@ -124,12 +124,7 @@ export class Simulator {
    * (values in bytes on lin; a slot is 32 bytes there).
    */
   instruments(): Record<string, number>[] {
-    const key = this.lines.find((l) => l.startsWith('instruments key:'));
-    if (key === undefined) return [];
-    const names = key.slice('instruments key:'.length).trim().split(',');
-    return this.lines
-      .filter((l) => l.startsWith('instruments:'))
-      .map((l) => Object.fromEntries(l.slice('instruments:'.length).trim().split(',').map((v, i) => [names[i], Number(v)])));
+    return instrumentColumns(this.lines);
   }
 
   /** Kills mcsim and Xvfb at once (SIGKILL: a power cut, as far as the app can tell). */
@@ -143,6 +138,25 @@ export class Simulator {
     }
     await exited;
   }
+}
+
+/**
+ * The columns of an instrumented build's `instruments:` lines (-d, or -i on a device), by the names its
+ * `instruments key:` line gives. A line without a number for every name is left out: on a device's UART
+ * another task's output can cut into one, and a NaN would poison every Math.max or Math.min of its column.
+ */
+export function instrumentColumns(lines: string[]): Record<string, number>[] {
+  const key = lines.find((l) => l.startsWith('instruments key:'));
+  if (key === undefined) return [];
+  const names = key.slice('instruments key:'.length).trim().split(',');
+  const rows: Record<string, number>[] = [];
+  for (const line of lines) {
+    if (!line.startsWith('instruments:')) continue;
+    const fields = line.slice('instruments:'.length).trim().split(',');
+    if (fields.length !== names.length || !fields.every((f) => /^\d+$/.test(f))) continue;
+    rows.push(Object.fromEntries(fields.map((v, i) => [names[i], Number(v)])));
+  }
+  return rows;
 }
 
 /** The .xsb files under `dir` whose module path starts with `prefix` (e.g. feed-agent/src/core). */

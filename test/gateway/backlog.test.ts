@@ -27,28 +27,38 @@ const device = (b: (typeof BAYS)[number], token: string, extra: Record<string, u
   ...extra,
 });
 
+/**
+ * A broker, the local service and a gateway of bay 1 (its token refused, `bay1Extra` its other settings)
+ * and bay 2, both running, and a field client publishing to the broker; `configOf` gives the config with
+ * bay 1's token named.
+ */
+async function twoBays(prefix: string, mqtt: Record<string, unknown>, bay1Extra: Record<string, unknown>) {
+  const d = tempDir(prefix);
+  cleanups.push(d.remove);
+  const broker = await Mosquitto.start(mosquitto as string, d.dir);
+  cleanups.push(() => broker.stop());
+  const service = await startLocalService();
+  cleanups.push(() => service.close());
+  const configOf = (token: string): GatewayConfig =>
+    parseGatewayConfig(
+      { service: { url: service.url }, queue: { dir: d.dir }, mqtt: { url: broker.url, ...mqtt }, metrics: false, status: { everyS: 0 }, devices: [device(bay1, token, bay1Extra), device(bay2, 'T2')] },
+      ENV,
+      '/',
+    );
+  const lines: string[] = [];
+  const gateway = await startGateway(configOf('WRONG'), { log: (l) => lines.push(l) });
+  cleanups.push(() => gateway.stop());
+  await waitFor('connected', () => gateway.stats().mqtt?.connected === true);
+  await waitFor('both running', () => gateway.stats().devices.every((x) => x.state === 'running'));
+  const field = await connectAsync(broker.url, { clientId: 'field', protocolVersion: 4 });
+  cleanups.push(() => field.endAsync(true));
+  return { service, configOf, lines, gateway, field };
+}
+
 describe.skipIf(mosquitto === null)(`the backlog${mosquitto === null ? ' (skipped: /usr/sbin/mosquitto is not installed)' : ''}`, () => {
   it('keeps a device whose token is refused from holding back the others on its broker connection, and delivers all of it later, in order, once', async () => {
-    const d = tempDir('gw-backlog-');
-    cleanups.push(d.remove);
-    const broker = await Mosquitto.start(mosquitto as string, d.dir);
-    cleanups.push(() => broker.stop());
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
     // Default settings but bay 1's small queue in memory: its backlog on disk takes what the queue cannot.
-    const configOf = (token: string): GatewayConfig =>
-      parseGatewayConfig(
-        { service: { url: service.url }, queue: { dir: d.dir }, mqtt: { url: broker.url, clientId: 'backlog' }, metrics: false, status: { everyS: 0 }, devices: [device(bay1, token, { queue: 16 }), device(bay2, 'T2')] },
-        ENV,
-        '/',
-      );
-    const lines: string[] = [];
-    const gateway = await startGateway(configOf('WRONG'), { log: (l) => lines.push(l) });
-    cleanups.push(() => gateway.stop());
-    await waitFor('connected', () => gateway.stats().mqtt?.connected === true);
-    await waitFor('both running', () => gateway.stats().devices.every((x) => x.state === 'running'));
-    const field = await connectAsync(broker.url, { clientId: 'field', protocolVersion: 4 });
-    cleanups.push(() => field.endAsync(true));
+    const { service, configOf, lines, gateway, field } = await twoBays('gw-backlog-', { clientId: 'backlog' }, { queue: 16 });
     // Bay 1 gets 25 times its queue, bay 2 its messages in between.
     const one: string[] = [];
     const two: string[] = [];
@@ -80,35 +90,10 @@ describe.skipIf(mosquitto === null)(`the backlog${mosquitto === null ? ' (skippe
     expect(gateway.stats().devices[0]).toMatchObject({ restored: one.length, backlog: 0, queued: 0, lost: 0 });
   }, 60_000);
   it('at its bound holds the broker connection: the other device waits too, and once there is room all of it arrives, in order, once, across the reconnections a long hold brings', async () => {
-    const d = tempDir('gw-bound-');
-    cleanups.push(d.remove);
-    const broker = await Mosquitto.start(mosquitto as string, d.dir);
-    cleanups.push(() => broker.stop());
-    const service = await startLocalService();
-    cleanups.push(() => service.close());
     // Bay 1: a backlog of 2 KiB (about 40 readings) and its token refused, so nothing leaves it until the
     // reload. A keep-alive of 1 s: mqtt.js reads no ping answer behind a message that waits, so it
     // reconnects every 1.5 s of the hold, and the broker hands over again what was not acknowledged.
-    const configOf = (token: string): GatewayConfig =>
-      parseGatewayConfig(
-        {
-          service: { url: service.url },
-          queue: { dir: d.dir },
-          mqtt: { url: broker.url, clientId: 'bound', keepaliveS: 1 },
-          metrics: false,
-          status: { everyS: 0 },
-          devices: [device(bay1, token, { queue: 16, overflowMiB: 0.002 }), device(bay2, 'T2')],
-        },
-        ENV,
-        '/',
-      );
-    const lines: string[] = [];
-    const gateway = await startGateway(configOf('WRONG'), { log: (l) => lines.push(l) });
-    cleanups.push(() => gateway.stop());
-    await waitFor('connected', () => gateway.stats().mqtt?.connected === true);
-    await waitFor('both running', () => gateway.stats().devices.every((x) => x.state === 'running'));
-    const field = await connectAsync(broker.url, { clientId: 'field', protocolVersion: 4 });
-    cleanups.push(() => field.endAsync(true));
+    const { service, configOf, lines, gateway, field } = await twoBays('gw-bound-', { clientId: 'bound', keepaliveS: 1 }, { queue: 16, overflowMiB: 0.002 });
     const one = Array.from({ length: 100 }, (_, i) => String(i / 10));
     const two = Array.from({ length: 20 }, (_, i) => String(i));
     for (let i = 0; i < one.length; i++) {

@@ -2,14 +2,14 @@
 // `http`, the ECMA-419 HTTP client and the classic socket under it, `timer`, `time` and `file`
 // (./standins), whose requests go over real connections to the real local service through the fault proxy. Plain ES2020 with no host global: the same code runs on Node
 // and inside the XS worker, where only the links differ (scenario-backend.ts answers both).
-import type { FileClass, Sdk } from '../../platforms/moddable/sdk';
+import type { FileSystem, Sdk } from '../../platforms/moddable/sdk';
 import type { FaultRule, StoredFeed } from '../support/fault-proxy';
 import { VirtualClock } from '../support/virtual-clock';
 import { trackedLink } from '../scenarios/context';
 import type { Link } from '../scenarios/protocol';
 import { DEVICE } from '../scenarios/seed';
 import { timeStandIn, timerStandIn } from './standins/clock';
-import { fileStandIn } from './standins/file';
+import { fileSystemStandIn } from './standins/file';
 import type { DiskLink } from './standins/file';
 import { requestStandIn } from './standins/http';
 import type { RequestStandInOptions } from './standins/http';
@@ -50,8 +50,8 @@ export interface AdapterContext {
   publicKey: string;
   token: string;
   device(options?: DeviceOptions): Device;
-  /** The `file` module's File, on a disk that outlives devices, as flash outlives a reboot. */
-  files: FileClass;
+  /** The `file` module's File and Iterator, on a disk that outlives devices, as flash outlives a reboot. */
+  files: FileSystem;
   faults(...rules: FaultRule[]): Promise<void>;
   /** Takes the proxy off the network or back on; going down ends the devices' open connections, and tells them. */
   down(down: boolean): Promise<void>;
@@ -137,7 +137,7 @@ function createAdapterContext(link: Link, disk: DiskLink, url: string): AdapterC
       device.sdk = sdk;
       return device;
     },
-    files: fileStandIn(disk),
+    files: fileSystemStandIn(disk),
     faults: (...rules) => call({ cmd: 'faults', rules }).then(() => undefined),
     down: (down) => call({ cmd: 'down', down }).then(tell),
     closeIdle: (told = true) => call({ cmd: 'close-idle' }).then((ids) => (told ? tell(ids) : undefined)),

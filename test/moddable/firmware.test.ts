@@ -33,17 +33,20 @@ describe('firmware settings', () => {
       commandEvery: 5000,
       queue: 256,
       spillEvery: 64,
+      backlogBytes: 655_360,
       xsHeap: 0,
       statusEvery: 60000,
       ca: '',
       journal: '/mod/feed-agent.q',
+      ages: false,
       http: 'keep-alive',
     });
     expect(settings({ http: 'classic' }).http).toBe('classic');
+    expect(settings({ ages: '1', backlogBytes: '49152' })).toMatchObject({ ages: true, backlogBytes: 49_152 });
   });
 
   it('names every bad or missing key at once, and never repeats the token', () => {
-    const read = readSettings({ url: 'ftp://x', token: '', resources: 'uptime:301,fan:9,heap:x,command:301', every: '10', ca: 'my-ca.pem', http: 'fetch', file: GOOD.file });
+    const read = readSettings({ url: 'ftp://x', token: '', resources: 'uptime:301,fan:9,heap:x,command:301', every: '10', ca: 'my-ca.pem', http: 'fetch', ages: 'yes', backlogBytes: '4096', file: GOOD.file });
     expect(read.problems).toEqual([
       'url: expected http(s)://host[:port][/path], without query or fragment, got "ftp://x"',
       'publicKey: missing (add publicKey=… to the mcconfig line)',
@@ -53,7 +56,9 @@ describe('firmware settings', () => {
       'resources: resource 301 is given twice',
       'ca: expected the name of a .der resource, got "my-ca.pem"',
       'http: expected keep-alive or classic, got "fetch"',
-      'every: expected a whole number ≥ 100, got "10"',
+      'ages: expected 0 or 1, got "yes"',
+      'every: expected a whole number ≥ 50, got "10"',
+      'backlogBytes: expected a whole number ≥ 12288, got "4096"',
     ]);
     const secret = readSettings({ ...GOOD, url: 'nope' });
     expect(JSON.stringify(secret)).not.toContain(GOOD.token);
@@ -115,7 +120,7 @@ describe('firmware status line', () => {
       resources: [301],
     });
     const line = statusLine(agent.stats());
-    expect(line).toBe('feed-agent: queued 0/1024, sent 0 in 0 batches, retries 0, dropped 0, rejected 0, set aside 0, commands 0\n');
+    expect(line).toBe('feed-agent: queued 0/1024, accepted 0, sent 0 in 0 batches, retries 0, dropped 0, rejected 0, set aside 0, commands 0\n');
     expect(line).not.toContain(GOOD.token);
     // The description's I2C sensors that do not answer now (docs/peripherals.md).
     expect(statusLine(agent.stats(), ['SHT3x at 0x44 on pins 4/5'])).toBe(line.replace('\n', ', not answering: SHT3x at 0x44 on pins 4/5\n'));

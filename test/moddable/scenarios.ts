@@ -8,14 +8,35 @@ import { openFlashQueue } from '../../platforms/moddable/flash-queue';
 import { AnswerBody } from '../../platforms/moddable/answer-body';
 import { createModdableHost } from '../../platforms/moddable/host';
 import { createHttp } from '../../platforms/moddable/http';
-import type { HttpRequest, HttpResult } from '../../src/core/host';
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
 import { equal, ok } from '../scenarios/assert';
 import { counter, settle } from '../scenarios/helpers';
 import { R } from '../scenarios/seed';
-import type { AdapterScenario, Device } from './context';
+import type { AdapterContext, AdapterScenario, Device } from './context';
 import { keepAliveScenarios } from './keep-alive-scenarios';
 import { TIMEOUT_MS, agentConfig, createFeedsOf, failure, lastFeedsOf } from './requests';
 import { utf8Bytes } from './standins/bytes';
+
+/** Where the agent scenarios keep their flash queue, and a wall clock as SNTP would set it (24 Nov 2026). */
+const BACKLOG = '/feed-agent.q';
+const WALL_AT_0 = 1795478400000;
+
+/** The flash queue's files on the disk. */
+function backlogFiles(ctx: AdapterContext): string[] {
+  const names: string[] = [];
+  const entries = new ctx.files.Iterator('/');
+  for (let e = entries.next(); e !== undefined; e = entries.next()) if (e.name.indexOf('feed-agent.q') === 0) names.push(e.name);
+  return names;
+}
+
+/** The ages (`age_ms`) of the elements `device` sent, in the order sent. */
+function agesSent(device: Device): number[] {
+  const ages: number[] = [];
+  for (const request of device.written) {
+    for (let at = request.indexOf('"age_ms":'); at >= 0; at = request.indexOf('"age_ms":', at + 1)) ages.push(parseInt(request.slice(at + 9), 10));
+  }
+  return ages;
+}
 
 /** One exchange through the classic host's HTTP, with the device's virtual time moving until it settles. */
 function exchange(device: Device, req: HttpRequest): Promise<HttpResult> {
@@ -240,36 +261,72 @@ export const adapterScenarios: AdapterScenario[] = [
     },
   },
   {
-    name: 'agent: an outage is written to the flash queue, and a device that dies delivers it after reboot',
+    name: 'agent: an outage longer than the queue in memory goes to the flash queue and arrives whole, in order, once the service is back',
     async run(ctx) {
-      const path = '/feed-agent.q';
+      const device = ctx.device();
+      const a = counter(R.counterA, 1_000);
+      let host: Host | null = null;
+      const storage = openFlashQueue(ctx.files, { path: BACKLOG, spillEvery: 4, now: () => (host as Host).now() });
+      host = createModdableHost(device.sdk, { storage });
+      const agent = createAgent(host, agentConfig(ctx, { sensors: [a.sensor], uplink: { queue: 16, batch: 10, flushMs: 2_000, backoffBaseMs: 1_000, backoffCapMs: 4_000, sendAge: true } }));
+      await settle(device, agent.start());
+      await device.clock.advance(3_000);
+      equal(backlogFiles(ctx), [], 'backlog files while the service answers');
+      await ctx.down(true);
+      await device.clock.advance(100_000);
+      const during = agent.stats();
+      ok(during.backlog > 50, during.backlog + ' samples beyond the 16 in memory');
+      equal(during.droppedOverflow, 0, 'dropped during the outage');
+      await ctx.down(false);
+      await device.clock.advance(30_000);
+      await settle(device, agent.stop());
+      const stored = (await ctx.stored()).map((f) => Number(f.raw_data));
+      equal(stored, a.readings, 'stored readings, in order, each once');
+      // Read back in the same boot, every sample kept its time: an age was sent for each.
+      equal(agent.stats().undated, 0, 'undated samples');
+      equal(agesSent(device).length, a.readings.length, 'ages sent');
+      equal(backlogFiles(ctx), [], 'backlog files once everything in them was delivered');
+      return stored.length;
+    },
+  },
+  {
+    name: 'agent: a device that dies in an outage delivers its flash queue after reboot, each sample with its age where the wall clock was known',
+    async run(ctx) {
       const first = ctx.device();
       const a = counter(R.counterA, 1_000);
-      const agent = createAgent(
-        createModdableHost(first.sdk, { storage: openFlashQueue(ctx.files, { path, spillEvery: 4 }) }),
-        agentConfig(ctx, { sensors: [a.sensor], uplink: { flushMs: 2_000, backoffBaseMs: 1_000, backoffCapMs: 2_000 } }),
-      );
+      let host: Host | null = null;
+      // One wall clock for both boots, as SNTP gives them: 2026 at virtual time 0.
+      const wall = (device: Device) => () => WALL_AT_0 + device.clock.now();
+      const storage = openFlashQueue(ctx.files, { path: BACKLOG, spillEvery: 4, now: () => (host as Host).now(), wall: wall(first) });
+      host = createModdableHost(first.sdk, { storage });
+      const agent = createAgent(host, agentConfig(ctx, { sensors: [a.sensor], uplink: { queue: 16, flushMs: 2_000, backoffBaseMs: 1_000, backoffCapMs: 2_000 } }));
       await settle(first, agent.start());
       await first.clock.advance(3_000);
-      equal(ctx.files.exists(path), false, 'a journal while the service answers');
       await ctx.down(true);
-      await first.clock.advance(10_000);
-      ok(ctx.files.exists(path), 'a journal once the outage began');
+      await first.clock.advance(40_000);
+      ok(backlogFiles(ctx).length > 0, 'backlog files once the outage began');
       // The first device dies here: its clock never moves again. The second boots on the same flash.
       await ctx.down(false);
-      const second = ctx.device({ bootAt: first.clock.now() + 1_000 });
-      const reborn = createAgent(
-        createModdableHost(second.sdk, { storage: openFlashQueue(ctx.files, { path, spillEvery: 4 }) }),
-        agentConfig(ctx, { resources: [R.counterA], uplink: { flushMs: 2_000 } }),
-      );
+      const bootAt = first.clock.now() + 1_000;
+      const second = ctx.device({ bootAt });
+      let again: Host | null = null;
+      const reopened = openFlashQueue(ctx.files, { path: BACKLOG, spillEvery: 4, now: () => (again as Host).now(), wall: wall(second) });
+      again = createModdableHost(second.sdk, { storage: reopened });
+      const reborn = createAgent(again, agentConfig(ctx, { resources: [R.counterA], uplink: { queue: 16, flushMs: 2_000, sendAge: true } }));
       await settle(second, reborn.start());
       await settle(second, reborn.flush());
-      await settle(second, reborn.stop());
+      const { sent, undated } = await settle(second, reborn.stop());
       const stored = (await ctx.stored()).map((f) => Number(f.raw_data));
       // Every reading up to the last burst arrived once, in order; those after it died with the RAM.
       equal(stored, a.readings.slice(0, stored.length), 'stored readings');
       ok(a.readings.length - stored.length < 4, (a.readings.length - stored.length) + ' readings lost, fewer than one burst');
-      equal(ctx.files.exists(path), false, 'the journal once everything in it was delivered');
+      ok(sent > 16, sent + ' samples restored and sent, more than the 16 in memory');
+      equal(undated, 0, 'undated samples');
+      // The first reading of the outage was taken at about 4 s of the first boot, and sent after the second began.
+      const ages = agesSent(second);
+      equal(ages.length, sent, 'ages sent, one per restored sample');
+      ok(ages[0] >= bootAt - 4_000 && ages[0] <= bootAt + 10_000, 'the first restored sample\'s age, ' + ages[0] + ' ms, is its age on the first boot\'s clock');
+      equal(backlogFiles(ctx), [], 'backlog files once everything in them was delivered');
       return stored.length;
     },
   },

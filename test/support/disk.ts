@@ -1,7 +1,7 @@
 // The disk behind the `file` stand-in (test/moddable/standins/file.ts): real files under a scratch
 // directory, operated synchronously as the SDK's File is. On Node the stand-in calls it directly; from the
 // XS worker each operation is one issueCommand, which is synchronous there.
-import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 
@@ -13,10 +13,17 @@ export type DiskOp =
   | { op: 'close'; handle: number }
   | { op: 'delete'; path: string }
   | { op: 'exists'; path: string }
-  | { op: 'rename'; from: string; to: string };
+  | { op: 'rename'; from: string; to: string }
+  | { op: 'list'; path: string };
 
 /** Bytes travel as latin1 strings (one char per byte): JSON carries them across issueCommand. */
-export type DiskAnswer = number | boolean | string | null;
+export type DiskAnswer = number | boolean | string | null | DiskEntry[];
+
+/** A directory's entry, as the SDK's Iterator gives it: `length` for a file only. */
+export interface DiskEntry {
+  name: string;
+  length?: number;
+}
 
 export class Disk {
   readonly root = mkdtempSync(join(tmpdir(), 'feed-agent-disk-'));
@@ -53,6 +60,9 @@ export class Disk {
       case 'rename':
         renameSync(this.at(o.from), this.at(o.to));
         return true;
+      case 'list':
+        return readdirSync(this.at(o.path), { withFileTypes: true }).map((e) =>
+          e.isDirectory() ? { name: e.name } : { name: e.name, length: statSync(join(this.at(o.path), e.name)).size });
     }
   }
 

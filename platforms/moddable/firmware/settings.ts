@@ -3,7 +3,7 @@
 // the build line can act on; the token's value is never repeated.
 
 import { isServiceUrl, UPLINK_DEFAULTS } from '../../../src/core/config';
-import { DEFAULT_SPILL_EVERY } from '../flash-queue';
+import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY } from '../flash-queue';
 
 /** The resources the firmware feeds, by role: four sensors and the actuator that traces commands. */
 const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'temperature', 'command'] as const);
@@ -32,8 +32,16 @@ export interface Settings {
    * '' to find it among the SDK's certificates listed in the manifest (`$(MODULES)/crypt/data/caNNN`).
    */
   ca: string;
-  /** Where the flash queue keeps what an outage left unsent (`journal`, default the file root's feed-agent.q). */
+  /** Where the flash queue keeps what an outage left unsent (`journal`, default the file root's feed-agent.q: files feed-agent.q.*). */
   journal: string;
+  /** The most flash the backlog takes, in bytes (`backlogBytes`, default 655,360: the manifest sets it per board). */
+  backlogBytes: number;
+  /**
+   * Each sample goes with its age (`ages=1`: the agent's `uplink.sendAge`, our extension of operation 4,
+   * docs/interface.md), so that a backlog delivered late is stored when it was sampled. Off by default: a
+   * platform that does not know the field might refuse it.
+   */
+  ages: boolean;
   /**
    * How requests travel (`http`): 'keep-alive' (default), one connection kept open; 'classic', the SDK's
    * `Request`, a connection per request (platforms/moddable/host.ts).
@@ -43,7 +51,9 @@ export interface Settings {
 
 type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
 
-const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: UPLINK_DEFAULTS.queue, spillEvery: DEFAULT_SPILL_EVERY, xsHeap: 0, statusEvery: 60_000 });
+const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: UPLINK_DEFAULTS.queue, spillEvery: DEFAULT_SPILL_EVERY, backlogBytes: DEFAULT_MAX_BYTES, xsHeap: 0, statusEvery: 60_000 });
+/** Three blocks of 4 KB: the flash queue's least. */
+const MIN_BACKLOG_BYTES = 12_288;
 
 export function readSettings(config: Record<string, unknown>): SettingsResult {
   const problems: string[] = [];
@@ -76,19 +86,24 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   if (ca !== '' && !/\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
   const http = config.http === undefined || config.http === '' ? 'keep-alive' : String(config.http);
   if (http !== 'keep-alive' && http !== 'classic') problems.push('http: expected keep-alive or classic, got "' + http + '"');
+  const ages = config.ages === undefined || config.ages === '' ? '0' : String(config.ages);
+  if (ages !== '0' && ages !== '1') problems.push('ages: expected 0 or 1, got "' + ages + '"');
   const settings: Settings = {
     url,
     publicKey,
     token,
     resources,
-    every: count('every', 100),
+    // The sampler skips ticks it missed rather than piling them up, so a short period only costs CPU.
+    every: count('every', 50),
     commandEvery: count('commandEvery', 100),
     queue: count('queue', 1),
     spillEvery: count('spillEvery', 1),
+    backlogBytes: count('backlogBytes', MIN_BACKLOG_BYTES),
     xsHeap: count('xsHeap', 0),
     statusEvery: count('statusEvery', 0),
     ca,
     journal,
+    ages: ages === '1',
     http: http as Settings['http'],
   };
   return problems.length > 0 ? { problems } : { settings };

@@ -1,9 +1,9 @@
 // A stand-in for the SDK's `file` module (documentation/files/files.md; modules/files/file/lin and
-// littlefs): a File class over a disk the test owns, synchronous as the SDK's is. Reading past the end
-// throws "read past end of file"; opening a missing file to read throws "file not found"; opening to write
-// creates it and keeps what it holds.
-import type { FileClass, FileHandle } from '../../../platforms/moddable/sdk';
-import type { DiskAnswer, DiskOp } from '../../support/disk';
+// littlefs): a File class and a directory Iterator over a disk the test owns, synchronous as the SDK's are.
+// Reading past the end throws "read past end of file"; opening a missing file to read throws "file not
+// found"; opening to write creates it and keeps what it holds.
+import type { DirectoryEntry, DirectoryIteratorClass, FileClass, FileHandle, FileSystem } from '../../../platforms/moddable/sdk';
+import type { DiskAnswer, DiskEntry, DiskOp } from '../../support/disk';
 import { bytesOf, latin1 } from './bytes';
 
 /** One disk operation, answered synchronously (it throws what the disk threw). */
@@ -30,11 +30,12 @@ export function fileStandIn(disk: DiskLink): FileClass {
       return bytesOf(text);
     }
 
-    write(...items: ArrayBuffer[]): void {
-      for (const item of items) {
-        disk({ op: 'write', handle: this.open(), position: this.position, bytes: latin1(item) });
-        this.position += item.byteLength;
-      }
+    write(...items: (ArrayBuffer | number)[]): void {
+      // A number is one byte, as the SDK writes it: all of them in one operation.
+      let bytes = '';
+      for (const item of items) bytes += typeof item === 'number' ? String.fromCharCode(item & 0xff) : latin1(item);
+      disk({ op: 'write', handle: this.open(), position: this.position, bytes });
+      this.position += bytes.length;
     }
 
     close(): void {
@@ -60,4 +61,25 @@ export function fileStandIn(disk: DiskLink): FileClass {
     }
   }
   return File;
+}
+
+/** The Iterator over the same disk: a directory's entries, then undefined. */
+export function iteratorStandIn(disk: DiskLink): DirectoryIteratorClass {
+  return class Iterator {
+    private readonly entries: DiskEntry[];
+    private at = 0;
+
+    constructor(path: string) {
+      this.entries = disk({ op: 'list', path }) as DiskEntry[];
+    }
+
+    next(): DirectoryEntry | undefined {
+      return this.entries[this.at++];
+    }
+  };
+}
+
+/** What the flash queue takes: File and Iterator over `disk`; `File` may be a subclass of the stand-in's. */
+export function fileSystemStandIn(disk: DiskLink, File: FileClass = fileStandIn(disk)): FileSystem {
+  return { File, Iterator: iteratorStandIn(disk) };
 }

@@ -1,0 +1,81 @@
+// The flash queue on littlefs, filled to its bound with the firmware's defaults: its four sensor roles
+// (uptime, heap, RSSI and temperature: three integers and a number with a tenth) sampled every 10 s, written
+// in the core's bursts of 64, as an outage writes them. Then the same with every number a float, and
+// today's design for the baseline: the journal of 21-byte records in one file, bounded at 24 KiB. Each
+// run starts on an empty file system and traces one line (bench/firmware-backlog.ts reads them):
+// `backlog: <run> samples N used U empty E queue Q bound B`, U and E littlefs's used bytes (System.info)
+// after and before, Q what the queue counts (usedBytes), B its bound.
+import config from 'mc/config';
+import { File, Iterator, System } from 'file';
+import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY, openFlashQueue } from '../../../platforms/moddable/flash-queue';
+import type { FileSystem } from '../../../platforms/moddable/sdk';
+
+const EVERY = 10_000;
+const PATH = '/feed-agent.q';
+const OLD_JOURNAL_BYTES = 24 * 1024;
+
+/** Role `r`'s reading at `t` ms: uptime in seconds, free heap bytes, RSSI in dBm, degrees to a tenth. */
+function reading(r: number, t: number, floats: boolean): number {
+  const i = t / EVERY;
+  if (floats) return 20 + ((i * 7 + r) % 100) / 7;
+  if (r === 0) return Math.floor(t / 1000);
+  if (r === 1) return 60_000 - ((i * 37) % 2_000);
+  if (r === 2) return -60 - (i % 9);
+  return Math.round((27 + ((i % 40) - 20) / 10) * 10) / 10;
+}
+
+function empty(): void {
+  const names: string[] = [];
+  const entries = new Iterator('/');
+  for (let e = entries.next(); e !== undefined; e = entries.next()) if (e.length !== undefined) names.push(e.name);
+  for (const name of names) File.delete('/' + name);
+}
+
+function run(name: string, maxBytes: number, floats: boolean): void {
+  empty();
+  const before = System.info().used;
+  let t = 0;
+  // The SDK's typings name only strings and buffers for File's write; its sources write a number as a byte.
+  const queue = openFlashQueue({ File: File as unknown as FileSystem['File'], Iterator }, { path: PATH, maxBytes, now: () => t });
+  queue.load(() => undefined);
+  let seq = 0;
+  for (let full = false; !full; t += EVERY) {
+    for (let r = 0; r < 4 && !full; r++) {
+      full = !queue.append(seq, 201 + r, reading(r, t, floats), t);
+      if (!full && ++seq % DEFAULT_SPILL_EVERY === 0) queue.commit();
+    }
+  }
+  queue.commit();
+  trace('backlog: ' + name + ' samples ' + seq + ' used ' + System.info().used + ' empty ' + before + ' queue ' + queue.usedBytes() + ' bound ' + maxBytes + '\n');
+}
+
+/** Today's design: a record per sample (kind u8, seq f64, resource u32, value f64) in one file, up to 24 KiB. */
+function baseline(): void {
+  empty();
+  const before = System.info().used;
+  const record = new DataView(new ArrayBuffer(21));
+  const file = new File(PATH, true);
+  file.write(new ArrayBuffer(4));
+  let seq = 0;
+  for (let t = 0; file.length + 21 <= OLD_JOURNAL_BYTES; t += EVERY) {
+    for (let r = 0; r < 4 && file.length + 21 <= OLD_JOURNAL_BYTES; r++, seq++) {
+      record.setUint8(0, 1);
+      record.setFloat64(1, seq, true);
+      record.setUint32(9, 201 + r, true);
+      record.setFloat64(13, reading(r, t, false), true);
+      file.write(record.buffer);
+    }
+  }
+  const bytes = file.length;
+  file.close();
+  trace('backlog: journal samples ' + seq + ' used ' + System.info().used + ' empty ' + before + ' queue ' + bytes + ' bound ' + OLD_JOURNAL_BYTES + '\n');
+}
+
+export default function main(): void {
+  run('firmware', DEFAULT_MAX_BYTES, false);
+  run('floats', DEFAULT_MAX_BYTES, true);
+  run('esp32', Number(config.esp32BacklogBytes), false);
+  baseline();
+  empty();
+  trace('backlog: done\n');
+}
