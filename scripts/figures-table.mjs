@@ -17,7 +17,6 @@ export const FIGURES_FILE = join(root, 'bench', 'figures.json');
 /** [what it measures, figure, unit, baseline figure or null, what the baseline is]. */
 export const ROWS = [
   ['live XS slots of a started agent, 8 sensors, queue 1,024', 'xs.agentSlots', 'slots', null, ''],
-  ['XS slots per queued numeric sample', 'xs.slotsPerQueuedSample', 'slots', 'xs.baselineSlotsPerQueuedSample', 'an array of objects'],
   ['XS compute per sample, `record()` to batch body', 'xs.computePerSample', '', 'xs.baselineComputePerSample', 'objects + `JSON.stringify`'],
   ['longest stop of delivery after an unknown outcome, default settings', 'engine.stallAfterUnknownMs.max', 'ms', 'engine.stallAfterUnknownMs.before', 'the read-back waited 30 s, as before'],
   ['local service, operation 4 in batches of 100', 'service.feedsPerSecond', 'feeds/s', 'service.op3FeedsPerSecond', 'operation 3'],
@@ -25,7 +24,10 @@ export const ROWS = [
   ['Node end to end, sensors through the agent into the service', 'node.samplesPerSecond', 'samples/s', 'node.baselineSamplesPerSecond', 'operation 3, one at a time'],
   ['age of a sample when stored, default settings, p99', 'latency.p99Ms', 'ms', 'latency.baselineP99Ms', 'operation 3 at once'],
   ['demo greenhouse: feeds an hour, report by exception', 'exception.feedsPerHour', '', 'exception.baselineFeedsPerHour', 'every sample'],
-  ['demo greenhouse: bytes on the wire an hour', 'exception.bytesPerHour', 'B', 'exception.baselineBytesPerHour', 'every sample'],
+  ['flash per sample in the device\'s backlog, littlefs included', 'firmware.backlogBytesPerSample', 'B', null, ''],
+  ['hours of the firmware\'s defaults in its default backlog, 640 KiB', 'firmware.backlogHours', 'h', null, ''],
+  ['Pico W image, every peripheral kind compiled in', 'firmware.pico.flashBytes', 'B', null, ''],
+  ['ESP32 image (ESP-IDF v6.0, emulated Ethernet)', 'firmware.esp32.flashBytes', 'B', null, ''],
 ];
 
 /** The tables: where each lives, between which markers, and what it holds. */
