@@ -25,7 +25,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/core/**/*.test.ts', 'test/node/**/*.test.ts', 'test/service/**/*.test.ts', ...UNIT_TOO], exclude: NOT_UNIT },
+        test: { name: 'unit', include: ['test/core/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/node/**/*.test.ts', 'test/service/**/*.test.ts', ...UNIT_TOO], exclude: NOT_UNIT },
       },
       {
         extends: true,
