@@ -361,15 +361,20 @@ describe('feed-agent simulate', () => {
     }
   });
 
-  it("runs the README's config example as written against the local demo device", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const example = /### The config file\n\n```json\n([\s\S]*?)```/.exec(readme)![1];
-    const file = join(work.dir, 'readme-config.json');
+  it("runs docs/simulator.md's config example against the demo device, without the url, key and token that point it at `feed-agent serve`, as the doc says", async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'simulator.md'), 'utf8');
+    const written = JSON.parse(/## The config file\n[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)![1]) as Record<string, unknown>;
+    const { url, publicKey, token, ...rest } = written;
+    expect([url, publicKey, token].every((v) => typeof v === 'string')).toBe(true);
+    const example = JSON.stringify(rest);
+    const file = join(work.dir, 'doc-config.json');
     writeFileSync(file, example);
     const { code, sim } = await runSim(work.cli(), ['--config', file, '--duration', '2', '--json']);
     expect(code, sim.stdout + sim.stderr).toBe(0);
     const start = sim.all('start')[0];
-    const configured = (JSON.parse(example) as { sensors: { resource: number }[] }).sensors.map((s) => s.resource);
+    // Its sensors, then the resources named without one, which get the signal their subtype suggests.
+    const { sensors, resources = [] } = rest as { sensors: { resource: number }[]; resources?: number[] };
+    const configured = [...sensors.map((s) => s.resource), ...resources];
     expect(start.sensors.map((s: { resource: number }) => s.resource)).toEqual(configured);
     expect(start.sensors.every((s: { name: string }) => s.name !== '')).toBe(true);
     expect(start.refused).toEqual([]);
