@@ -57,6 +57,13 @@ export class ClassicStream {
   #at = 0;
   #heldRead = 0;
   #looking = false;
+  /**
+   * A socket closed, held until the next turn. close() unroots its object, and the SDK's lin socket
+   * (modSocket.c) goes on with its native record after the callback that closed it returns: a collection
+   * in that callback would free the record first (a segmentation fault, every time an outage cut a
+   * kept-open connection in the fixed heaps of the ESP32 budget).
+   */
+  #closing: ClassicSocket | null = null;
 
   constructor(options: ClassicStreamOptions) {
     this.#options = options;
@@ -115,8 +122,13 @@ export class ClassicStream {
     this.#socket = null;
     this.#ended = true;
     this.#held = null;
+    if (socket === null) return;
+    this.#closing = socket;
+    this.#options.Timer.set(() => {
+      if (this.#closing === socket) this.#closing = null;
+    }, 0);
     try {
-      socket?.close();
+      socket.close();
     } catch {
       // SecureSocket closes itself after it reported an error; a second close has nothing to release.
     }
