@@ -16,6 +16,7 @@ const UNIT_TOO = [
   'test/gateway/config.test.ts',
   'test/gateway/receipts.test.ts',
   'test/firmware/instruments.test.ts',
+  'test/firmware/status-line.test.ts',
 ];
 
 export default defineConfig({

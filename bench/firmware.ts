@@ -144,8 +144,9 @@ async function runHost(sdk: Sdk, out: string, seed: Seed, service: RunningServic
     });
     simulator = new Simulator(sdk, debug.library);
     const seen: { sent: number; slot: number; chunk: number; bytes: number; connections: number; at: number }[] = [];
-    for (let i = 0; i < MEASURES; i++) {
-      const { slot, chunk, sent } = readMeasure(await simulator.waitFor(MEASURE_LINE, MEASURE_EVERY_MS + 60_000, lineAfter(simulator, seen.length)));
+    for (let i = 0, line = -1; i < MEASURES; i++) {
+      line = await simulator.waitFor(MEASURE_LINE, MEASURE_EVERY_MS + 60_000, line + 1);
+      const { slot, chunk, sent } = readMeasure(simulator.lines[line]);
       seen.push({ sent, slot, chunk, bytes: front.counting.bytes, connections: front.counting.connections, at: Date.now() });
     }
     const [first, last] = [seen[0], seen[seen.length - 1]];
@@ -162,14 +163,4 @@ async function runHost(sdk: Sdk, out: string, seed: Seed, service: RunningServic
     await simulator?.kill();
     await front.close();
   }
-}
-
-/** The index of the line after the `n`-th measure line: where to look for the next one. */
-function lineAfter(simulator: Simulator, n: number): number {
-  let count = 0;
-  for (let i = 0; i < simulator.lines.length; i++) {
-    if (!MEASURE_LINE.test(simulator.lines[i])) continue;
-    if (++count === n) return i + 1;
-  }
-  return 0;
 }

@@ -21,8 +21,11 @@ import { Disk } from '../support/disk';
 import { FaultProxy } from '../support/fault-proxy';
 import { fileSystemStandIn } from '../moddable/standins/file';
 import { PlatformProxy } from './platform-proxy';
+import { until } from './line-log';
 import { Simulator, buildApp, findSdk } from './sdk';
 import type { Sdk } from './sdk';
+import { lastStatus } from './status-line';
+import type { Status } from './status-line';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const sdk = findSdk(ROOT);
@@ -34,18 +37,11 @@ const OUTAGE_MS = 300_000;
 const WINDOW = 1024;
 /** After an outage: the default backoff's cap (120 s), and time to send what it left. */
 const DELIVERY_MS = 240_000;
-const STATUS = /^feed-agent: queued (\d+)\/\d+, sent (\d+) in \d+ batches, retries \d+, dropped (\d+)/;
 const HEAPS = /^heaps: slot (\d+) chunk (\d+)$/;
 /** How far one collection's heaps differ from another's in the same state, in bytes (the first test). */
 const HEAPS_SPREAD = 12 * 1024;
 
 if (typeof sdk === 'string') console.log('firmware backlog tests skipped: ' + sdk);
-
-interface Status {
-  queued: number;
-  sent: number;
-  dropped: number;
-}
 
 describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin build (Moddable SDK)', () => {
   let dir = '';
@@ -56,20 +52,8 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
   let device: Simulator | null = null;
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const until = async (what: string, done: () => boolean, ms: number): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!done()) {
-      if (Date.now() > end) throw new Error('not within ' + ms + ' ms: ' + what + '\ntrace:\n' + (device?.trace.slice(-15).join('\n') ?? ''));
-      await sleep(500);
-    }
-  };
   /** The last status line from line `from` on, read. */
-  const status = (from = 0): Status | null => {
-    const line = device!.lines.slice(from).filter((l) => STATUS.test(l)).pop();
-    if (line === undefined) return null;
-    const [queued, sent, dropped] = (STATUS.exec(line) as RegExpExecArray).slice(1).map(Number);
-    return { queued, sent, dropped };
-  };
+  const status = (from = 0): Status | null => lastStatus(device!.lines, from);
   /**
    * The most the heaps lines from line `from` on say, in bytes (a slot is 32 bytes on lin): a collection
    * finds a request's objects or not, as it comes, so one line is not the heaps' figure.
@@ -80,7 +64,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
   };
   const heapsAfter = async (n: number): Promise<{ slot: number; chunk: number; lines: number }> => {
     const from = device!.lines.length;
-    await until(n + ' heaps lines', () => device!.lines.slice(from).filter((l) => HEAPS.test(l)).length >= n, n * 10_000 + 30_000);
+    await until(n + ' heaps lines', () => device!.lines.slice(from).filter((l) => HEAPS.test(l)).length >= n, n * 10_000 + 30_000, device);
     return heaps(from);
   };
   const uptimes = (): number[] => fault.stored.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
@@ -93,7 +77,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
     platform.play = { do: 'reset' };
     await sleep(3_000);
     const lines = device!.lines.length;
-    await until('a status line while frozen', () => status(lines) !== null, 10_000);
+    await until('a status line while frozen', () => status(lines) !== null, 10_000, device);
     platform.play = { do: 'pass' };
     return status(lines) as Status;
   };
@@ -132,7 +116,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
     const start = Date.now();
     const from = device!.lines.length;
     platform.play = { do: 'reset' };
-    await until('6,000 readings queued, six times the queue in RAM', () => Date.now() - start >= OUTAGE_MS && (status(from)?.queued ?? 0) >= 6 * 1000, OUTAGE_MS + 600_000);
+    await until('6,000 readings queued, six times the queue in RAM', () => Date.now() - start >= OUTAGE_MS && (status(from)?.queued ?? 0) >= 6 * 1000, OUTAGE_MS + 600_000, device);
     const during = heaps(from);
     const outage = status(from) as Status;
     expect(outage.dropped).toBe(0);
@@ -140,7 +124,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
     platform.play = { do: 'pass' };
     // At every=50 the queue in RAM is never empty at a status line (a batch of 50 leaves as 50 more come):
     // delivered is everything the outage queued stored, and the flash queue's files deleted.
-    await until('the outage delivered', () => uptimes().length >= outage.sent + outage.queued && flash().length === 0, DELIVERY_MS);
+    await until('the outage delivered', () => uptimes().length >= outage.sent + outage.queued && flash().length === 0, DELIVERY_MS, device);
     const after = await heapsAfter(6);
     const end = await frozen();
     const values = uptimes();
@@ -170,7 +154,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
     const storedBefore = uptimes().length;
     const from = device!.lines.length;
     platform.play = { do: 'reset' };
-    await until('the queue in RAM full and 1,000 more on flash', () => (status(from)?.queued ?? 0) >= WINDOW + 1000, 180_000);
+    await until('the queue in RAM full and 1,000 more on flash', () => (status(from)?.queued ?? 0) >= WINDOW + 1000, 180_000, device);
     const last = status(from) as Status;
     await device!.kill();
     // What the flash holds after the power cut, read by the flash queue itself from a copy.
@@ -188,7 +172,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
     platform.play = { do: 'pass' };
     device = new Simulator(sdk as Sdk, library, join(dir, 'config'));
     await device.waitFor(new RegExp('restored ' + held + ' unacknowledged samples'), 60_000);
-    await until('what the flash held delivered', () => uptimes().length >= storedBefore + held + 20, DELIVERY_MS);
+    await until('what the flash held delivered', () => uptimes().length >= storedBefore + held + 20, DELIVERY_MS, device);
     const end = await frozen();
     const values = uptimes().slice(storedBefore);
     // The first run's readings come first (its uptime is the larger), then the second run's from 0.

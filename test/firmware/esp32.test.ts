@@ -23,7 +23,10 @@ import { killAll } from '../support/children';
 import { Served } from '../support/serve';
 import { ESP32_SRAM_BYTES, buildEsp32, esp32Creation, esp32ImageCost, findEsp32 } from './esp32';
 import type { Esp32Image, Esp32Tools } from './esp32';
+import { until } from './line-log';
 import { GUEST_SERVICE, QemuRun, boot, findQemu, readPartition, writeFlash } from './qemu';
+import { lastStatus } from './status-line';
+import type { Status } from './status-line';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const tools = findEsp32(ROOT);
@@ -71,36 +74,6 @@ function image(): Esp32Image {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The counts of the firmware's status line (firmware/status.ts): every sample this run accepted is in one of them. */
-interface Status {
-  queued: number;
-  accepted: number;
-  sent: number;
-  dropped: number;
-  setAside: number;
-}
-
-/** The newest status line of `device` from line `from` on, or null. */
-function lastStatus(device: QemuRun, from = 0): Status | null {
-  for (let i = device.lines.length - 1; i >= from; i--) {
-    const m = /^feed-agent: queued (\d+)\/\d+, accepted (\d+), sent (\d+) in \d+ batches, retries \d+, dropped (\d+), rejected \d+, set aside (\d+)/.exec(device.lines[i]);
-    if (m !== null) {
-      const [queued, accepted, sent, dropped, setAside] = m.slice(1).map(Number);
-      return { queued, accepted, sent, dropped, setAside };
-    }
-  }
-  return null;
-}
-
-/** Waits until `done`, or fails after `ms` with the tail of `device`'s UART. */
-async function until(what: string, done: () => boolean, ms: number, device?: QemuRun | null): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > end) throw new Error('not within ' + ms + ' ms: ' + what + '\nUART:\n' + (device?.tail(20) ?? ''));
-    await sleep(250);
-  }
-}
-
 describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ESP-IDF, FEED_AGENT_NET=openeth)', () => {
   beforeAll(() => void image(), 3_600_000);
 
@@ -130,8 +103,8 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
      * samples of an earlier boot it took from flash, which it sends but did not accept.
      */
     const accounted = async (from: number, restored = 0): Promise<Status> => {
-      await waitUntil('the device\'s sent count equal to what the service stored', () => lastStatus(device!)?.sent === proxy.stored.length - from, 120_000);
-      const status = lastStatus(device!) as Status;
+      await waitUntil('the device\'s sent count equal to what the service stored', () => lastStatus(device!.lines)?.sent === proxy.stored.length - from, 120_000);
+      const status = lastStatus(device!.lines) as Status;
       expect(status.accepted + restored).toBe(status.sent + status.queued + status.dropped + status.setAside);
       expect([status.dropped, status.setAside]).toEqual([0, 0]);
       return status;
@@ -273,7 +246,7 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
         const [up, started] = [await board.waitFor(/^open_eth: IP address /, 120_000), await board.waitFor(/^feed-agent: started$/, 300_000)];
         // Started once the lookup (operation 2) was answered: the first TLS handshake is in this time.
         console.log('TLS: from the address to started (handshake and lookup): ' + (board.at[started] - board.at[up]) + ' ms');
-        await until('two flushes over TLS', () => (lastStatus(board!)?.sent ?? 0) >= 40, 300_000, board);
+        await until('two flushes over TLS', () => (lastStatus(board!.lines)?.sent ?? 0) >= 40, 300_000, board);
         const last = (await api().lastFeeds(String(UPTIME), '?silent=true')).json.payload as (Feed | null)[];
         expect(Number(last[0]?.raw_data)).toBeGreaterThan(10);
         // One connection, kept open: one TLS handshake for every request so far.

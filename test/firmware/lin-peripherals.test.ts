@@ -117,8 +117,7 @@ describe.skipIf(typeof sdk === 'string')('the README\'s greenhouse description o
     const door = async (): Promise<string | undefined> => ((await api.lastFeeds('101', '?silent=true')).json.payload as (Feed | null)[])[0]?.raw_data;
     const from = device!.lines.length;
     unlinkSync(join(pins, 'i2c-4-5-44'));
-    const stopped = await device!.waitFor(/^feed-agent: SHT3x at 0x44 on pins 4\/5 stopped answering: (write|read) failed; trying again every 30 s$/, 30_000, from);
-    const at = device!.lines.indexOf(stopped, from);
+    const at = await device!.waitFor(/^feed-agent: SHT3x at 0x44 on pins 4\/5 stopped answering: (write|read) failed; trying again every 30 s$/, 30_000, from);
     // The contact opens while the SHT3x is gone: fed as ever, before the SHT3x's next try.
     writeFileSync(join(pins, 'gpio15'), '1');
     await expect.poll(door, WAIT).toBe('0');
@@ -136,7 +135,7 @@ describe.skipIf(typeof sdk === 'string')('the README\'s greenhouse description o
     // Two status lines, 5 s apart: five reads of the contact, unchanged, held back.
     const from = device!.lines.length;
     const first = await device!.waitFor(/^feed-agent: queued /, 30_000, from);
-    const second = await device!.waitFor(/^feed-agent: queued /, 30_000, device!.lines.indexOf(first, from) + 1);
+    const second = device!.lines[await device!.waitFor(/^feed-agent: queued /, 30_000, first + 1)];
     expect(second).toMatch(/, held back \d+/);
     expect(await doorFeeds()).toEqual(['0', '1', '0']);
     writeFileSync(join(pins, 'gpio15'), '0');

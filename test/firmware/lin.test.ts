@@ -18,6 +18,7 @@ import type { RunningService } from '../../src/service';
 import type { Feed, Resource } from '../../src/core/wire';
 import * as client from '../support/client';
 import { FaultProxy } from '../support/fault-proxy';
+import { until } from './line-log';
 import { Simulator, buildApp, findSdk } from './sdk';
 import type { Sdk } from './sdk';
 
@@ -57,13 +58,6 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   /** The firmware's trace lines from line `from` on that match `pattern`. */
   const traced = (from: number, pattern: RegExp): string[] => device!.lines.slice(from).filter((l) => pattern.test(l));
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const until = async (what: string, done: () => Promise<boolean>, ms: number): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!(await done())) {
-      if (Date.now() > end) throw new Error('not within ' + ms + ' ms: ' + what + '\ntrace:\n' + (device?.trace.slice(-20).join('\n') ?? ''));
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'feed-agent-firmware-'));
@@ -95,7 +89,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
 
   it('starts, feeds its resources and keeps them alive', async () => {
     await device!.waitFor(/^feed-agent: started$/, 30_000);
-    await until('three uptime feeds stored', async () => (await uptimes()).length >= 3, 30_000);
+    await until('three uptime feeds stored', async () => (await uptimes()).length >= 3, 30_000, device);
     const records = (await api().getResources(UPTIME + ',' + HEAP + ',' + COMMAND, '?silent=true')).json.payload as Resource[];
     expect(records.map((r) => r.is_alive)).toEqual([true, true, true]);
     const heap = (await api().lastFeeds(String(HEAP), '?silent=true')).json.payload as (Feed | null)[];
@@ -105,7 +99,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   it('traces each command written to its command resource once', async () => {
     const from = device!.lines.length;
     const created = (await api().createFeed(COMMAND, 1)).json.payload as { id_resource_feed: number };
-    const line = await device!.waitFor(/^feed-agent: command /, 10_000, from);
+    const line = device!.lines[await device!.waitFor(/^feed-agent: command /, 10_000, from)];
     expect(line).toBe('feed-agent: command true for resource ' + COMMAND + ' (feed ' + created.id_resource_feed + ')');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(device!.lines.slice(from).filter((l) => l.startsWith('feed-agent: command '))).toHaveLength(1);
@@ -119,7 +113,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
       proxy.closeIdle();
       await sleep(2_500);
     }
-    await until('uptime feeds after the closes', async () => (await uptimes()).length >= before + 8, 30_000);
+    await until('uptime feeds after the closes', async () => (await uptimes()).length >= before + 8, 30_000, device);
     const values = await uptimes();
     expect(values).toEqual(contiguous(values));
     const closes = traced(from, /^info: link: connection \d+ to .* ended after \d+ answers? \(connection closed by the server\)/);
@@ -133,25 +127,25 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     await stop();
     await sleep(3_000);
     await start();
-    await until('uptime feeds after the restart', async () => (await uptimes()).length >= before + 8, 60_000);
+    await until('uptime feeds after the restart', async () => (await uptimes()).length >= before + 8, 60_000, device);
     const values = await uptimes();
     expect(values).toEqual(contiguous(values));
     expect(traced(from, /^info: link: /), device!.lines.slice(from).join('\n')).toHaveLength(1);
     // Each failure while it was down is said once, then counted: no log line repeats the one before.
     const logged = traced(from, /^(debug|info|warn|error): /);
     expect(logged.filter((line, i) => i > 0 && line === logged[i - 1])).toEqual([]);
-    await until('the flash queue of the restart deleted', async () => flash().length === 0, 30_000);
+    await until('the flash queue of the restart deleted', async () => flash().length === 0, 30_000, device);
   }, 120_000);
 
   it('loses nothing while the service is down, and writes its queue to flash only then', async () => {
     expect(flash()).toEqual([]);
     await stop();
-    await until('the queue written to flash', async () => flash().some((bytes) => bytes > 0), 30_000);
+    await until('the queue written to flash', async () => flash().some((bytes) => bytes > 0), 30_000, device);
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     await start();
     const before = (await uptimes()).length;
-    await until('the outage delivered', async () => (await uptimes()).length >= before + 10, 60_000);
-    await until('the flash queue deleted once it held nothing unsent', async () => flash().length === 0, 30_000);
+    await until('the outage delivered', async () => (await uptimes()).length >= before + 10, 60_000, device);
+    await until('the flash queue deleted once it held nothing unsent', async () => flash().length === 0, 30_000, device);
     const values = await uptimes();
     // One reading a second from a monotonic clock: any gap would be a lost reading, a repeat one stored twice.
     expect(values).toEqual(contiguous(values));
@@ -159,7 +153,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
 
   it('delivers what its flash queue held after it was killed in the middle of an outage', async () => {
     await stop();
-    await until('a burst on flash', async () => flash().some((bytes) => bytes > 0), 30_000);
+    await until('a burst on flash', async () => flash().some((bytes) => bytes > 0), 30_000, device);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await device!.kill();
     const journalBytes = flash().reduce((sum, bytes) => sum + bytes, 0);
@@ -167,7 +161,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     const stored = await uptimes();
     device = new Simulator(sdk as Sdk, library, join(dir, 'config'));
     await device.waitFor(/^feed-agent: started$/, 30_000);
-    await until('the flash queue delivered', async () => flash().length === 0, 60_000);
+    await until('the flash queue delivered', async () => flash().length === 0, 60_000, device);
     const values = await uptimes();
     // The readings of the first run: as stored before the outage, then those the journal held.
     const firstRun = values.slice(0, values.indexOf(0, stored.length) < 0 ? values.length : values.indexOf(0, stored.length));

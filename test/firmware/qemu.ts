@@ -5,14 +5,13 @@
 // guest reaches nothing but its forwards): each guest address given in `forwards` leads to a port on
 // 127.0.0.1, one connection of this machine per connection of the guest (qemu-relay.mjs).
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/build';
 import { track } from '../support/children';
 import { ESP32_FLASH_BYTES, onPath } from './esp32';
 import type { Esp32Image, Esp32Tools } from './esp32';
-import { instrumentColumns, nextLine } from './sdk';
+import { LineLog } from './line-log';
 
 // Found from the project's root: the benchmarks run this module bundled elsewhere.
 const RELAY = join(ROOT, 'test', 'firmware', 'qemu-relay.mjs');
@@ -85,82 +84,31 @@ export async function boot(tools: Esp32Tools, flash: string, options: QemuOption
   }
 }
 
-export class QemuRun {
-  readonly lines: string[] = [];
-  /** Date.now() when each line arrived. */
-  readonly at: number[] = [];
-  private readonly child: ChildProcess;
-  private exited = false;
-  private waiters: (() => void)[] = [];
-
+export class QemuRun extends LineLog {
   /** Boots the board whose flash is the file `flash` (writeFlash makes one). */
   constructor(tools: Esp32Tools, flash: string, options: QemuOptions = {}) {
     const forwards = (options.forwards ?? []).map((f) => ',guestfwd=tcp:' + f.address + ':' + f.port + '-cmd:' + process.execPath + ' --no-warnings ' + RELAY + ' ' + f.hostPort);
     const nic = forwards.length === 0 ? ['-nic', 'none'] : ['-nic', 'user,model=open_eth,restrict=on' + forwards.join('')];
-    this.child = track(spawn(QEMU, ['-nographic', '-machine', 'esp32', '-drive', 'file=' + flash + ',if=mtd,format=raw', ...nic, '-serial', 'stdio', '-monitor', 'none'], {
+    const child = track(spawn(QEMU, ['-nographic', '-machine', 'esp32', '-drive', 'file=' + flash + ',if=mtd,format=raw', ...nic, '-serial', 'stdio', '-monitor', 'none'], {
       env: tools.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     }));
-    let partial = '';
-    const take = (chunk: Buffer): void => {
-      const parts = (partial + chunk.toString('latin1')).split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        this.lines.push(line.replace(/\r$/, ''));
-        this.at.push(Date.now());
-      }
-      for (const wake of this.waiters.splice(0)) wake();
-    };
-    this.child.stdout?.on('data', take);
-    this.child.stderr?.on('data', take);
-    this.child.on('exit', () => {
-      this.exited = true;
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  get alive(): boolean {
-    return !this.exited;
-  }
-
-  /** The UART without the instrumented build's counters. */
-  get trace(): string[] {
-    return this.lines.filter((line) => !line.startsWith('instruments'));
+    super(child, 'QEMU', 'latin1');
   }
 
   /**
    * The UART's last `n` lines, for a failure's message. Where ESP-IDF's panic handler ran, the lines around
    * its reason and backtrace come first: the core dump it prints after them would push them out of the tail.
    */
-  tail(n: number): string {
+  override tail(n: number): string {
     const lines = this.trace;
     const panic = lines.findIndex((l) => /Guru Meditation Error|abort\(\) was called|panic'ed/.test(l));
     const reason = panic < 0 ? [] : [...lines.slice(Math.max(0, panic - 5), panic + 10), '…'];
     return [...reason, ...lines.slice(-n)].join('\n');
   }
 
-  /** The index of the first line from `from` on that matches, or rejects after `ms` with the UART's tail. */
-  async waitFor(pattern: RegExp, ms: number, from = 0): Promise<number> {
-    const end = Date.now() + ms;
-    for (;;) {
-      for (let i = from; i < this.lines.length; i++) if (pattern.test(this.lines[i])) return i;
-      if (this.exited || Date.now() >= end) {
-        throw new Error('no line matching ' + pattern + (this.exited ? ' (QEMU exited)' : ' within ' + ms + ' ms') + '; UART:\n' + this.tail(25));
-      }
-      await nextLine(this.waiters, end);
-    }
-  }
-
-  /** The columns of the instrumented build's `instruments:` lines (sdk.ts). */
-  instruments(): Record<string, number>[] {
-    return instrumentColumns(this.lines);
-  }
-
   /** Stops the board at once (SIGKILL: a power cut, as far as the firmware can tell); the flash file keeps what was written. */
-  async stop(): Promise<void> {
-    if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.kill('SIGKILL');
-    await exited;
+  stop(): Promise<void> {
+    return this.end(() => this.child.kill('SIGKILL'));
   }
 }

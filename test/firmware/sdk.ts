@@ -3,9 +3,9 @@
 // test (lin.test.ts) and the firmware bench; neither builds the SDK itself (its Getting Started guide
 // does: MODDABLE set, its tools built, libgtk-3-dev and xvfb from Debian).
 import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { LineLog } from './line-log';
 
 export interface Sdk {
   moddable: string;
@@ -57,111 +57,25 @@ export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Recor
 }
 
 /** One run of a lin build in mcsim, headless: its trace line by line. */
-export class Simulator {
-  readonly lines: string[] = [];
-  private readonly child: ChildProcess;
-  private waiters: (() => void)[] = [];
-  private exited = false;
-
+export class Simulator extends LineLog {
   /**
    * `configHome`: the XDG_CONFIG_HOME of this run. mcsim copies the library it runs into the user's config
    * directory, so two simulators started together with the same one can load each other's build.
    */
   constructor(sdk: Sdk, library: string, configHome?: string) {
     // stdbuf: mcsim's standard output is a pipe here, and a killed process would lose its buffer.
-    this.child = spawn('xvfb-run', ['-a', 'stdbuf', '-oL', 'mcsim', library], {
+    const child = spawn('xvfb-run', ['-a', 'stdbuf', '-oL', 'mcsim', library], {
       env: { ...process.env, PATH: sdk.path, ...(configHome === undefined ? {} : { XDG_CONFIG_HOME: configHome }) },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let partial = '';
-    const take = (chunk: Buffer): void => {
-      const text = partial + chunk.toString('utf8');
-      const parts = text.split('\n');
-      partial = parts.pop() ?? '';
-      this.lines.push(...parts);
-      for (const wake of this.waiters.splice(0)) wake();
-    };
-    this.child.stdout?.on('data', take);
-    this.child.stderr?.on('data', take);
-    this.child.on('exit', () => {
-      this.exited = true;
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  /** Whether mcsim still runs: an XS abort (memory full, an exception nobody caught) ends it. */
-  get alive(): boolean {
-    return !this.exited;
-  }
-
-  /** The trace without the instruments lines. */
-  get trace(): string[] {
-    return this.lines.filter((line) => !line.startsWith('instruments'));
-  }
-
-  /** Resolves with the first line from `from` on that matches, or rejects after `ms` with the trace's tail. */
-  async waitFor(pattern: RegExp, ms: number, from = 0): Promise<string> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const line = this.lines.slice(from).find((l) => pattern.test(l));
-      if (line !== undefined) return line;
-      if (this.exited || Date.now() >= end) {
-        throw new Error('no line matching ' + pattern + (this.exited ? ' (mcsim exited)' : ' within ' + ms + ' ms') + '; trace:\n' + this.trace.slice(-25).join('\n'));
-      }
-      await nextLine(this.waiters, end);
-    }
-  }
-
-  /**
-   * The columns of the debug build's instruments lines, by the names its `instruments key:` line gives
-   * (values in bytes on lin; a slot is 32 bytes there).
-   */
-  instruments(): Record<string, number>[] {
-    return instrumentColumns(this.lines);
+    super(child, 'mcsim', 'utf8');
   }
 
   /** Kills mcsim and Xvfb at once (SIGKILL: a power cut, as far as the app can tell). */
-  async kill(): Promise<void> {
-    if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    try {
-      process.kill(-(this.child.pid as number), 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
-    await exited;
+  kill(): Promise<void> {
+    return this.end(() => process.kill(-(this.child.pid as number), 'SIGKILL'));
   }
-}
-
-/** Resolves when a line arrives (its reader calls the waiters) or after 500 ms, never later than `end`. */
-export function nextLine(waiters: (() => void)[], end: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, Math.min(500, end - Date.now()));
-    waiters.push(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-/**
- * The columns of an instrumented build's `instruments:` lines (-d, or -i on a device), by the names its
- * `instruments key:` line gives. A line without a number for every name is left out: on a device's UART
- * another task's output can cut into one, and a NaN would poison every Math.max or Math.min of its column.
- */
-export function instrumentColumns(lines: string[]): Record<string, number>[] {
-  const key = lines.find((l) => l.startsWith('instruments key:'));
-  if (key === undefined) return [];
-  const names = key.slice('instruments key:'.length).trim().split(',');
-  const rows: Record<string, number>[] = [];
-  for (const line of lines) {
-    if (!line.startsWith('instruments:')) continue;
-    const fields = line.slice('instruments:'.length).trim().split(',');
-    if (fields.length !== names.length || !fields.every((f) => /^\d+$/.test(f))) continue;
-    rows.push(Object.fromEntries(fields.map((v, i) => [names[i], Number(v)])));
-  }
-  return rows;
 }
 
 /** The .xsb files under `dir` whose module path starts with `prefix` (e.g. feed-agent/src/core). */
