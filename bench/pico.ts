@@ -1,16 +1,15 @@
 // What the firmware costs on the Raspberry Pi Pico W, where the Pico SDK is installed (PICO_SDK_DIR set,
 // with the Moddable SDK): manifest.json built for pico/pico_w as the README's line builds it (release,
 // `-m -t build`, every peripheral kind compiled in), its flash and static RAM read from the ELF, and beside
-// them the XS heap manifest.json gives the chip, against the RP2040's 2 MB and 264 KB; where the image ends
-// against what the flash's layout leaves it beside a 768 KB littlefs backlog, and the flash left between it
-// and littlefs as the SDK reckons it; and what each role of the
+// them the XS heap manifest.json gives the chip, against the RP2040's 2 MB and 264 KB; the flash left
+// between the image and the 768 KB littlefs backlog as the SDK reckons it; and what each role of the
 // peripherals costs (bench/peripherals.ts). Where the RP2040's boot ROM is given too (RP2040_BOOTROM),
 // bench/firmware (8 sensors, a 1,024-sample queue) built for the chip runs in rp2040js without its radio,
 // and its XS heaps are read there after a garbage collection: 16-byte slots, the device's own sizes; and
 // bench/firmware-peripherals gives what one entry of each kind holds there. Without the SDKs the section
 // says why.
 import { resolve } from 'node:path';
-import { PICO_BACKLOG_BYTES, PICO_FLASH_BYTES, PICO_IMAGE_BUDGET, PICO_RAM_BYTES, buildPico, findPicoSdk, flashAfterImage, imageCost, picoCreation, picoPartition } from '../test/firmware/pico';
+import { PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, flashAfterImage, imageCost, picoCreation, picoPartition } from '../test/firmware/pico';
 import type { PicoSdk } from '../test/firmware/pico';
 import { Rp2040Run, findBootrom } from '../test/firmware/rp2040';
 import { MEASURE_LINE, readMeasure } from './firmware';
@@ -98,11 +97,6 @@ export async function benchPico(): Promise<BenchSection> {
       { label: 'XS heap, creation.static of manifest.json', value: xsHeap, unit: percent(xsHeap, PICO_RAM_BYTES) },
       { label: 'static RAM and XS heap (of 264 KB)', value: cost.ramBytes + xsHeap, unit: percent(cost.ramBytes + xsHeap, PICO_RAM_BYTES) },
       { label: 'arm-none-eabi-size text / data / bss', value: cost.text, unit: 'B / ' + cost.data + ' B / ' + cost.bss + ' B' },
-      {
-        label: 'the image\'s end (__flash_binary_end), of the ' + PICO_IMAGE_BUDGET + ' B it may reach beside the preferences and a ' + PICO_BACKLOG_BYTES / 1024 + ' KB backlog',
-        value: cost.imageEnd,
-        unit: 'B (' + (PICO_IMAGE_BUDGET - cost.imageEnd) + ' B to spare)',
-      },
       ...roleRows,
       ...(typeof chip === 'string' ? [] : chip.rows),
     ],
@@ -111,8 +105,6 @@ export async function benchPico(): Promise<BenchSection> {
       'firmware.pico.flashLeftBytes': left,
       'firmware.pico.ramBytes': cost.ramBytes,
       'firmware.pico.xsHeapBytes': xsHeap,
-      'firmware.pico.imageEndBytes': cost.imageEnd,
-      'firmware.pico.flashBesideBacklogBytes': PICO_IMAGE_BUDGET - cost.imageEnd,
       ...roleFigures,
       ...(typeof chip === 'string' ? {} : chip.figures),
     },

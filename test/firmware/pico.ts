@@ -18,12 +18,10 @@ export const PICO_RAM_BYTES = 264 * 1024;
  * the preferences, the last 32 KB (_MODPREF_start = 0x101F8000, build/devices/pico/config/xsproj_rp2040.ld).
  * modGetPartition gives littlefs no partition at all when it does not fit there.
  */
-export const PICO_PREFERENCES_BYTES = 32 * 1024;
-export const PICO_SECTOR_BYTES = 4096;
+const PREFERENCES_BYTES = 32 * 1024;
+const SECTOR_BYTES = 4096;
 /** The littlefs partition agreed for the storage backlog (issue 31). */
 export const PICO_BACKLOG_BYTES = 768 * 1024;
-/** The most the image may take beside it: its end, rounded up to a sector, then a sector, then the partition. */
-export const PICO_IMAGE_BUDGET = PICO_FLASH_BYTES - PICO_PREFERENCES_BYTES - PICO_BACKLOG_BYTES - PICO_SECTOR_BYTES;
 const FLASH_START = 0x10000000;
 const FLASH_END = FLASH_START + PICO_FLASH_BYTES;
 const RAM_START = 0x20000000;
@@ -85,8 +83,6 @@ export interface ImageCost {
   flashBytes: number;
   /** Bytes of SRAM placed by the linker: .data (with the code the Pico SDK runs from RAM), .bss, vectors. */
   ramBytes: number;
-  /** Where the image ends, from the start of flash (__flash_binary_end): what the partitions after it must clear. */
-  imageEnd: number;
   /** arm-none-eabi-size's own columns, for reference. */
   text: number;
   data: number;
@@ -117,13 +113,11 @@ export function imageCost(gccRoot: string, elf: string): ImageCost {
     if (vma >= RAM_START && vma < RAM_END) ramBytes += size;
   }
   const [text, data, bss] = tool('size', ['-B']).split('\n')[1].trim().split(/\s+/).map(Number);
-  const end = tool('nm', []).split('\n').find((l) => l.endsWith(' __flash_binary_end'));
-  if (end === undefined) throw new Error('no __flash_binary_end in ' + elf);
-  return { flashBytes, ramBytes, text, data, bss, imageEnd: parseInt(end.split(' ')[0], 16) - FLASH_START };
+  return { flashBytes, ramBytes, text, data, bss };
 }
 
-/** Where the SDK's preferences begin (xsproj_rp2040.ld, _MODPREF_start): littlefs's partition ends there. */
-const PREFERENCES = 0x101f8000;
+/** Where the SDK's preferences begin (xsproj_rp2040.ld, _MODPREF_start = 0x101F8000): littlefs's partition ends there. */
+const PREFERENCES = FLASH_END - PREFERENCES_BYTES;
 
 /**
  * The flash from the end of the image to the preferences, as the SDK reckons it (xs/platforms/pico/xsHost.c):
@@ -132,7 +126,7 @@ const PREFERENCES = 0x101f8000;
  */
 export function flashAfterImage(gccRoot: string, elf: string): number {
   const end = symbolAddress(gccRoot, elf, '__start_unused_space');
-  return PREFERENCES - (Math.ceil(end / 4096) * 4096 + 4096);
+  return PREFERENCES - (Math.ceil(end / SECTOR_BYTES) * SECTOR_BYTES + SECTOR_BYTES);
 }
 
 /** littlefs's partition in the Pico W's flash, in bytes: manifest.json's define for pico/pico_w (file.lfs.partition_size). */
