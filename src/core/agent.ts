@@ -124,7 +124,8 @@ class FeedAgent implements Agent {
   private readonly resources: Resources;
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   private readonly known: Record<number, Known>;
-  private readonly reporting: Reporting;
+  /** Null without rules, and the sampler without sensors (a gateway's devices): no state for nothing. */
+  private readonly reporting: Reporting | null;
   private readonly reconciler: Reconciler;
   private readonly setAsides: SetAsides;
   private readonly lane = new Lane();
@@ -132,7 +133,7 @@ class FeedAgent implements Agent {
   private readonly commands: Commands;
   private readonly presence: Presence;
   private readonly lookupJob: Job;
-  private readonly sampler: Sampler;
+  private readonly sampler: Sampler | null;
   private readonly warned = new Set<number>();
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private lookupTimer: unknown = null;
@@ -159,8 +160,9 @@ class FeedAgent implements Agent {
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
-    this.reporting = new Reporting(host, config.reporting ?? [], (resource, value, at) => this.enqueue(resource, value, at));
-    const resources = (this.resources = new Resources(ids, queue, this.reporting.ids));
+    const rules = config.reporting ?? [];
+    this.reporting = rules.length === 0 ? null : new Reporting(host, rules, (resource, value, at) => this.enqueue(resource, value, at));
+    const resources = (this.resources = new Resources(ids, queue, this.reporting?.ids ?? []));
     this.known = resources.byId;
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
@@ -174,7 +176,7 @@ class FeedAgent implements Agent {
     this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
     lane.serve([this.lookupJob, this.uplink, this.commands, presence]);
-    this.sampler = new Sampler(host, sensors, {
+    this.sampler = sensors.length === 0 ? null : new Sampler(host, sensors, {
       sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
       },
@@ -205,8 +207,8 @@ class FeedAgent implements Agent {
     }
     this.state = 'running';
     this.resources.admit(true);
-    this.reporting.begin();
-    this.sampler.begin();
+    this.reporting?.begin();
+    this.sampler?.begin();
     this.uplink.begin();
     this.commands.begin();
     this.presence.begin();
@@ -217,9 +219,9 @@ class FeedAgent implements Agent {
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
     this.resources.admit(false);
-    this.sampler.end();
+    this.sampler?.end();
     // A change held back for its minimum interval is queued now, to be delivered with the rest.
-    this.reporting.end();
+    this.reporting?.end();
     this.commands.end();
     this.presence.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
@@ -278,7 +280,7 @@ class FeedAgent implements Agent {
       lastError: c.lastError === null ? null : redact(c.lastError, this.config.token),
       authPaused: this.head.authRefused,
       batchLimit: this.head.limit,
-      heldBack: this.reporting.heldBack,
+      heldBack: this.reporting?.heldBack ?? 0,
       setAsideBy: { ...this.setAsides.by },
     };
   }
@@ -305,7 +307,7 @@ class FeedAgent implements Agent {
     if (known.report >= 0) {
       // Report by exception decides; a report it queues later that finds no room is counted dropped.
       this.lastFull = false;
-      this.reporting.offer(known.report, value as SampleValue, this.host.now(), known);
+      (this.reporting as Reporting).offer(known.report, value as SampleValue, this.host.now(), known);
       return this.lastFull ? 'full' : 'queued';
     }
     return this.enqueue(resource, value as SampleValue, this.host.now());
