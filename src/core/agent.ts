@@ -124,13 +124,13 @@ class FeedAgent implements Agent {
   private readonly resources: Resources;
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   private readonly known: Record<number, Known>;
-  /** Null without rules, and the sampler without sensors (a gateway's devices): no state for nothing. */
+  /** Null without rules; the sampler without sensors and the commands without actuators (a gateway's devices): no state for nothing. */
   private readonly reporting: Reporting | null;
   private readonly reconciler: Reconciler;
   private readonly setAsides: SetAsides;
   private readonly lane = new Lane();
   private readonly uplink: Uplink;
-  private readonly commands: Commands;
+  private readonly commands: Commands | null;
   private readonly presence: Presence;
   private readonly lookupJob: Job;
   private readonly sampler: Sampler | null;
@@ -172,10 +172,10 @@ class FeedAgent implements Agent {
     const presence = (this.presence = new Presence({ host, client, ids, counters, log, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS }));
     const vanished = new Vanished({ host, client, resources, log, random });
     this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log });
-    this.commands = new Commands({ host, actuators, client, resources, counters, log, lane });
+    this.commands = actuators.length === 0 ? null : new Commands({ host, actuators, client, resources, counters, log, lane });
     this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
-    lane.serve([this.lookupJob, this.uplink, this.commands, presence]);
+    lane.serve(this.commands === null ? [this.lookupJob, this.uplink, presence] : [this.lookupJob, this.uplink, this.commands, presence]);
     this.sampler = sensors.length === 0 ? null : new Sampler(host, sensors, {
       sample: (i, value) => {
         this.record(sensors[i].resource, value as SampleValue);
@@ -210,7 +210,7 @@ class FeedAgent implements Agent {
     this.reporting?.begin();
     this.sampler?.begin();
     this.uplink.begin();
-    this.commands.begin();
+    this.commands?.begin();
     this.presence.begin();
   }
 
@@ -222,7 +222,7 @@ class FeedAgent implements Agent {
     this.sampler?.end();
     // A change held back for its minimum interval is queued now, to be delivered with the rest.
     this.reporting?.end();
-    this.commands.end();
+    this.commands?.end();
     this.presence.end();
     if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
     // A resource suspected gone is still looked up while the queue drains: its samples wait for that.

@@ -65,7 +65,6 @@ export class Commands implements Job {
   }
 
   begin(): void {
-    if (this.actuators.length === 0) return;
     this.alarm.begin();
     this.nextAt.fill(this.host.now());
     this.markDue();
