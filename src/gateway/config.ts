@@ -130,7 +130,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   everyMs: 1000,
   commandEveryMs: 2000,
   silenceS: 300,
-  queue: 1024,
+  queue: 256,
   overflowMiB: 64,
   statusEveryS: 10,
   metricsHost: '127.0.0.1',

@@ -32,7 +32,7 @@ describe('parseGatewayConfig', () => {
         work.dir,
       );
       expect(c.devices[0].token).toBe('secret-token');
-      expect(c.devices[0]).toMatchObject({ queue: 1024, overflowBytes: 64 * 1024 * 1024 });
+      expect(c.devices[0]).toMatchObject({ queue: 256, overflowBytes: 64 * 1024 * 1024 });
       expect(c.queue).toEqual({ dir: join(work.dir, 'q'), fsync: 'interval', fsyncIntervalMs: 1000 });
       expect(c.metrics).toEqual({ host: '127.0.0.1', port: 9464 });
       expect(c.devices[0].resources[0].modbus).toMatchObject({ kind: 'coil', everyMs: 1000, scale: 1, offset: 0 });
