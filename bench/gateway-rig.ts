@@ -148,6 +148,8 @@ export interface Tally {
   maxAgeMs: number;
   /** Acknowledged messages a second the publisher kept up. */
   publishedPerSecond: number;
+  /** The publisher's reconnections: each publishes again what it had no PUBACK for (mqtt-publisher.ts). */
+  publisherReconnects: number;
 }
 
 export function tally(published: Published, stored: number[][], seen: ServiceSeen): Tally {
@@ -174,6 +176,7 @@ export function tally(published: Published, stored: number[][], seen: ServiceSee
     unacknowledgedStored: unacknowledged,
     maxAgeMs: seen.maxAgeMs,
     publishedPerSecond: total / published.seconds,
+    publisherReconnects: published.reconnects,
   };
 }
 

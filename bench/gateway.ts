@@ -296,7 +296,7 @@ async function bridges(parts: Set<string>): Promise<BenchSection> {
     }
     const describe = (name: string, o: Outcome) =>
       `  ${name}: ${format(o.published)} acknowledged by ${o.broker}, lost ${o.lost}, duplicates ${o.duplicates}, ` +
-      `stored unacknowledged ${o.unacknowledgedStored}, oldest ${format(round(o.maxAgeMs / 1000, 1))} s, published ${format(round(o.publishedPerSecond))}/s, ${format(round(o.throughput))} msg/s`;
+      `stored unacknowledged ${o.unacknowledgedStored}, publisher reconnections ${o.publisherReconnects}, oldest ${format(round(o.maxAgeMs / 1000, 1))} s, published ${format(round(o.publishedPerSecond))}/s, ${format(round(o.throughput))} msg/s`;
     if (parts.has('saturation')) {
       const s = await saturation(run, short);
       // The figures of before, from the run offered 24,000 a second (the gateway as it is).
@@ -307,6 +307,8 @@ async function bridges(parts: Set<string>): Promise<BenchSection> {
         'gateway.mqttSaturationCapped': s.capped ? 1 : 0,
         'gateway.mqttLost': s.steps.reduce((n, step) => n + step.outcome.lost, 0),
         'gateway.mqttDuplicates': s.steps.reduce((n, step) => n + step.outcome.duplicates, 0),
+        // Duplicates the publisher made: each reconnection publishes again what had no PUBACK yet.
+        'gateway.mqttPublisherReconnects': s.steps.reduce((n, step) => n + step.outcome.publisherReconnects, 0),
         'gateway.mosquitto': s.steps[0].outcome.broker === 'mosquitto' ? 1 : 0,
       });
       if (at24k !== undefined) {

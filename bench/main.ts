@@ -50,7 +50,9 @@ if (own !== undefined) {
   for (const name of names) {
     const section = runSection(name);
     Object.assign(figures, section.figures);
-    if (!json) console.log(table(section) + '\n');
+    // With --json, stdout is the one JSON line; the readable tables (a step's lines among them) go to stderr.
+    if (json) console.error(table(section) + '\n');
+    else console.log(table(section) + '\n');
   }
   if (json) console.log(JSON.stringify(figures));
 }

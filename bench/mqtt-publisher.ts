@@ -27,6 +27,12 @@ export interface Published {
   sent: number;
   /** Publishes that failed (a connection lost before the PUBACK); mqtt.js resends them on reconnection. */
   failed: number;
+  /**
+   * Times the connection was lost and made again. On each, mqtt.js publishes again every message it had
+   * no PUBACK for (its outgoing store, clean session or not): the broker then has those it got before the
+   * loss twice, and the gateway stores both, as QoS 1 allows.
+   */
+  reconnects: number;
   seconds: number;
 }
 
@@ -46,6 +52,8 @@ export async function runPublisher(a: PublisherArgs): Promise<void> {
     client.once('connect', () => resolve());
     client.once('error', reject);
   });
+  let reconnects = 0;
+  client.on('reconnect', () => reconnects++);
   const last = new Float64Array(a.topics);
   const acked: number[][] = Array.from({ length: a.topics }, () => []);
   let sent = 0;
@@ -78,6 +86,6 @@ export async function runPublisher(a: PublisherArgs): Promise<void> {
   await client.endAsync();
   // PUBACKs can come out of order across a reconnection.
   for (const values of acked) values.sort((x, y) => x - y);
-  const result: Published = { acked, sent, failed, seconds };
+  const result: Published = { acked, sent, failed, reconnects, seconds };
   writeFileSync(a.out, JSON.stringify(result));
 }
