@@ -5,7 +5,6 @@
 // docs/durable-queue.md tells the format, the bound, the fsync policies and what a crash, a power cut or a
 // full backlog can lose.
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 
 import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../src/core/host';
 import { InFlightFile } from './in-flight-file';
@@ -16,6 +15,8 @@ import { segmentPath } from './segment';
 import type { Segment } from './segment';
 import { SegmentCursor } from './segment-cursor';
 import { recoverSegments } from './segment-recovery';
+import { syncAtNextInstant } from './sync-rounds';
+import type { BackgroundSync } from './sync-rounds';
 
 export { SEGMENT_NAME } from './segment';
 
@@ -113,7 +114,7 @@ export function openDurableQueue(dir: string, options: DurableQueueOptions = {})
   return queue;
 }
 
-class SegmentLog implements DurableQueue {
+class SegmentLog implements DurableQueue, BackgroundSync {
   private readonly segments: Segment[];
   private fd = -1;
   private bytes = 0;
@@ -129,7 +130,8 @@ class SegmentLog implements DurableQueue {
   /** An fdatasync of the interval policy is running off the event loop. */
   private syncing = false;
   private dirDirty = false;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** Waiting in the next round of background syncs (sync-rounds.ts). */
+  private inRound = false;
   private failure: Error | null = null;
   private closed = false;
   /** Damaged records found at opening; those met later are the cursor's. */
@@ -254,7 +256,6 @@ class SegmentLog implements DurableQueue {
 
   close(): void {
     if (this.closed) return;
-    if (this.timer !== null) clearTimeout(this.timer);
     try {
       if (this.settings.fsync !== 'never' && this.failure === null) this.sync();
     } catch {
@@ -346,29 +347,32 @@ class SegmentLog implements DurableQueue {
   }
 
   /**
-   * Arms the interval's timer. Its instants are multiples of fsyncIntervalMs on the process's clock, the
-   * same for every queue of that interval: a gateway's thousand queues then sync together, off the event
-   * loop, and the file system makes their journal commits once for all, where a thousand syncs one after
-   * the other would block the process for seconds (docs/durable-queue.md).
+   * Joins the next round of background syncs (sync-rounds.ts): at a multiple of fsyncIntervalMs on the
+   * process's clock, the same instants for every queue of that interval, so that a gateway's thousands of
+   * queues sync together, off the event loop, where one after the other they would block the process for
+   * seconds (docs/durable-queue.md).
    */
   private syncSoon(): void {
-    if (this.timer !== null || this.written === this.synced) return;
-    const every = this.settings.fsyncIntervalMs;
-    this.timer = setTimeout(() => this.syncInBackground(), every - (performance.now() % every));
-    this.timer.unref();
+    if (this.inRound || this.written === this.synced) return;
+    this.inRound = true;
+    syncAtNextInstant(this, this.settings.fsyncIntervalMs);
   }
 
-  /** An fdatasync in the thread pool; what was written up to now is synced once it completes. */
-  private syncInBackground(): void {
-    this.timer = null;
-    if (this.closed || this.failure !== null) return;
-    if (this.syncing) return this.syncSoon();
+  /** An fdatasync in the thread pool; what was written up to now is synced once it completes. Its round's turn. */
+  syncInBackground(done: () => void): void {
+    this.inRound = false;
+    if (this.closed || this.failure !== null) return done();
+    if (this.syncing) {
+      this.syncSoon();
+      return done();
+    }
     this.syncing = true;
     const segment = this.active();
     const written = this.written;
     const acked = this.acked;
     fdatasync(this.fd, (error) => {
       this.syncing = false;
+      done();
       // A roll or a close synced that file's records itself, before closing it.
       if (this.closed || this.active() !== segment) return;
       try {
