@@ -23,6 +23,11 @@ export interface NodeHostOptions extends HttpOptions {
    * process running is the application's business (one that has its own server or loop).
    */
   holdProcess?: boolean;
+  /**
+   * The agent's requests go through this function instead of an HTTP client of its own (a gateway's one
+   * paced pool). The HTTP options above then do not apply.
+   */
+  request?: Host['request'];
 }
 
 const holding = chainedTimers((fn, ms) => setTimeout(fn, ms), (timer) => clearTimeout(timer));
@@ -32,7 +37,7 @@ export function createNodeHost(options: NodeHostOptions = {}): Host {
   // The option's name until issue 29; "keep-alive" now means only a connection kept open.
   if ('keepAlive' in options) throw new TypeError('createNodeHost: the option keepAlive was renamed holdProcess');
   return {
-    request: createHttp(options),
+    request: options.request ?? createHttp(options),
     // performance.now() only moves forward, whatever happens to the wall clock.
     now: () => performance.now(),
     ...(options.holdProcess === false ? loose : holding),

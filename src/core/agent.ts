@@ -134,7 +134,8 @@ class FeedAgent implements Agent {
   private readonly presence: Presence;
   private readonly lookupJob: Job;
   private readonly sampler: Sampler | null;
-  private readonly warned = new Set<number>();
+  /** The resources warned about once; made at the first warning (a gateway runs thousands of agents that never warn). */
+  private warned: Set<number> | null = null;
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private lookupTimer: unknown = null;
   lastRefusal: string | null = null;
@@ -333,8 +334,9 @@ class FeedAgent implements Agent {
     const message = 'resource ' + resource + ': ' + reason;
     this.counters.lastError = message;
     // A broken sensor repeats itself: warn once per resource, the rest at debug level.
-    const first = !this.warned.has(resource);
-    if (first) this.warned.add(resource);
+    const warned = (this.warned ??= new Set());
+    const first = !warned.has(resource);
+    if (first) warned.add(resource);
     this.log(first ? 'warn' : 'debug', message);
     return this.refused(message);
   }

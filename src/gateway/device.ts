@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createAgent } from '../core/agent';
 import type { Agent, AgentStats } from '../core/agent';
 import type { ActuatorConfig } from '../core/config';
-import type { Host, HttpRequest, LogLevel, SampleValue } from '../core/host';
+import type { HttpRequest, LogLevel, SampleValue } from '../core/host';
 import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
@@ -104,10 +104,13 @@ export class GatewayDevice {
       maxBytes: config.overflowBytes,
       segmentBytes: Math.min(SEGMENT_BYTES, Math.max(1, Math.floor(config.overflowBytes / 4))),
     });
-    const node = createNodeHost({ storage, log: (level, message) => this.agentLog(level, message) });
-    // While the field device is silent, every request says `silent=true`: its queue still drains, and
-    // the platform lets its presence lapse.
-    const host: Host = { ...node, request: (req) => request(this.present ? req : silenced(req)) };
+    const host = createNodeHost({
+      storage,
+      log: (level, message) => this.agentLog(level, message),
+      // While the field device is silent, every request says `silent=true`: its queue still drains, and
+      // the platform lets its presence lapse.
+      request: (req) => request(this.present ? req : silenced(req)),
+    });
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {
       if (r.command === undefined) continue;
