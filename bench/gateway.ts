@@ -104,14 +104,15 @@ async function measure(devices: number, queue: number | undefined): Promise<Load
   // The gateway's request path (gateway.ts): one pool, one token bucket; the requests are counted below it.
   const http = createHttp({ connections: config.service.connections });
   let requests = 0;
-  const paced = paceRequests((req: HttpRequest) => {
+  const paced = paceRequests(config.service.requestsPerSecond);
+  const counted = (req: HttpRequest) => {
     requests++;
     return http(req);
-  }, config.service.requestsPerSecond);
+  };
   const noCommands = (): never => {
     throw new Error('the bench configures no commands');
   };
-  const gateway = config.devices.map((d) => new GatewayDevice(d, config, paced.request, () => {}, noCommands));
+  const gateway = config.devices.map((d) => new GatewayDevice(d, config, { request: counted, pace: paced }, () => {}, noCommands));
   const accepted = () => gateway.reduce((sum, d) => sum + d.stats().accepted, 0);
   const queued = () => gateway.reduce((sum, d) => sum + d.stats().queued, 0);
   let field: ReturnType<typeof setInterval> | undefined;

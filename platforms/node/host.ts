@@ -28,6 +28,8 @@ export interface NodeHostOptions extends HttpOptions {
    * paced pool). The HTTP options above then do not apply.
    */
   request?: Host['request'];
+  /** Turns the agent waits for before each request (Host['turn']): a gateway's pace, shared by its devices. */
+  turn?: Host['turn'];
 }
 
 const holding = chainedTimers((fn, ms) => setTimeout(fn, ms), (timer) => clearTimeout(timer));
@@ -42,6 +44,7 @@ export function createNodeHost(options: NodeHostOptions = {}): Host {
     now: () => performance.now(),
     ...(options.holdProcess === false ? loose : holding),
     storage: options.storage,
+    turn: options.turn,
     log: hostLog(options.log),
   };
 }

@@ -128,7 +128,7 @@ class FeedAgent implements Agent {
   private readonly reporting: Reporting | null;
   private readonly reconciler: Reconciler;
   private readonly setAsides: SetAsides;
-  private readonly lane = new Lane();
+  private readonly lane: Lane;
   private readonly uplink: Uplink;
   private readonly commands: Commands | null;
   private readonly presence: Presence;
@@ -152,7 +152,7 @@ class FeedAgent implements Agent {
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
     const counters = this.counters;
-    const lane = this.lane;
+    const lane = (this.lane = new Lane(host.turn === undefined ? null : () => (host.turn as () => Promise<void>)()));
     const log = (this.log = scrubbedLog(host, config.token));
     const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host }));
     const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
@@ -193,6 +193,8 @@ class FeedAgent implements Agent {
       this.reconciler.assume(out);
       this.uplink.resume(out.count);
     }
+    // The lookup is a request: a host that paces its agents grants it a turn first.
+    if (this.host.turn !== undefined) await this.host.turn();
     const failure = await this.lookupOnce();
     // stop() came while the lookup was out, and has closed what start() opened.
     if (this.state !== 'new') return;

@@ -143,6 +143,12 @@ export interface InFlight {
 
 export interface Host {
   request(req: HttpRequest): Promise<HttpResult>;
+  /**
+   * Resolves when the agent may make its next request. A host that paces the requests of many agents (a
+   * gateway's devices toward one service) grants turns; the agent waits for one before it chooses and
+   * builds a request, so a waiting agent holds no request. Without it, requests go at once.
+   */
+  turn?(): Promise<void>;
   /** Monotonic milliseconds; never goes back, unrelated to wall time. */
   now(): number;
   /** One-shot timer. */

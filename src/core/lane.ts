@@ -2,7 +2,8 @@
 // device each open request costs a socket and, with TLS, a handshake's worth of memory. The lane takes
 // turns: after a job ran, every other wanted job runs before it runs again, so a saturated uplink cannot
 // starve command polls, nor polls the uplink. A job is given the lane to ask for its turn, and the lane
-// runs it: the one tie both ways among the agent's parts, a scheduler's.
+// runs it: the one tie both ways among the agent's parts, a scheduler's. A host that paces many agents
+// grants the turns (Host['turn']): the lane waits for one, then runs the job wanted at that moment.
 
 /** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
 export interface Job {
@@ -21,6 +22,23 @@ export class Lane {
     this.busy = false;
     this.kick();
   };
+  /** Runs the next wanted job: once the host granted a turn, what is wanted then (a flush, a poll) goes. */
+  private readonly go = (): void => {
+    const count = this.jobs.length;
+    for (let k = 0; k < count; k++) {
+      const i = (this.next + k) % count;
+      const job = this.jobs[i];
+      if (!job.wanted) continue;
+      job.wanted = false;
+      this.next = (i + 1) % count;
+      job.run().then(this.done, this.done);
+      return;
+    }
+    this.busy = false;
+  };
+
+  /** `turn`: the host's (Host['turn']), waited for before each job; null: jobs run at once. */
+  constructor(private readonly turn: (() => Promise<void>) | null = null) {}
 
   /** The jobs this lane serves, in the order of their turns; given once, before any asks for one. */
   serve(jobs: readonly Job[]): void {
@@ -38,17 +56,14 @@ export class Lane {
   }
 
   private kick(): void {
-    if (this.busy) return;
-    const count = this.jobs.length;
-    for (let k = 0; k < count; k++) {
-      const i = (this.next + k) % count;
-      const job = this.jobs[i];
-      if (!job.wanted) continue;
-      job.wanted = false;
-      this.busy = true;
-      this.next = (i + 1) % count;
-      job.run().then(this.done, this.done);
-      return;
-    }
+    if (this.busy || !this.anyWanted()) return;
+    this.busy = true;
+    if (this.turn === null) this.go();
+    else this.turn().then(this.go, this.go);
+  }
+
+  private anyWanted(): boolean {
+    for (let i = 0; i < this.jobs.length; i++) if (this.jobs[i].wanted) return true;
+    return false;
   }
 }

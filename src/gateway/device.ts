@@ -11,7 +11,7 @@ import type { HttpRequest, LogLevel, SampleValue } from '../core/host';
 import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
-import type { RequestFn } from './pacing';
+import type { Paced, RequestFn } from './pacing';
 
 /**
  * What became of a reading offered to a device: 'stored' in its durable queue (written to the OS before
@@ -93,7 +93,8 @@ export class GatewayDevice {
   constructor(
     readonly config: DeviceConfig,
     gateway: Pick<GatewayConfig, 'queue' | 'service'>,
-    request: RequestFn,
+    /** The gateway's one HTTP pool, and its pace: every request of the device waits for a turn. */
+    toService: { request: RequestFn; pace: Pick<Paced, 'turn'> },
     private readonly log: (line: string) => void,
     writerFor: (resource: number) => CommandWriter,
   ) {
@@ -109,7 +110,8 @@ export class GatewayDevice {
       log: (level, message) => this.agentLog(level, message),
       // While the field device is silent, every request says `silent=true`: its queue still drains, and
       // the platform lets its presence lapse.
-      request: (req) => request(this.present ? req : silenced(req)),
+      request: (req) => toService.request(this.present ? req : silenced(req)),
+      turn: () => toService.pace.turn(),
     });
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {

@@ -14,7 +14,7 @@ import type { ModbusPoll } from './modbus-in';
 import { MqttIn } from './mqtt-in';
 import type { MqttRoute, WillRoute } from './mqtt-in';
 import { paceRequests } from './pacing';
-import type { Paced } from './pacing';
+import type { Paced, RequestFn } from './pacing';
 import { loadPeers } from './peers';
 import type { Peers } from './peers';
 import { newSourceStats } from './stats';
@@ -61,6 +61,7 @@ class RunningGateway implements Gateway {
   private readonly log: (line: string) => void;
   private readonly drainMs: number;
   private readonly paced: Paced;
+  private readonly http: RequestFn;
   private readonly devices = new Map<string, GatewayDevice>();
   private sources: SourceStats[] = [];
   private mqtt: MqttIn | null = null;
@@ -78,8 +79,8 @@ class RunningGateway implements Gateway {
   ) {
     this.log = options.log ?? ((line) => console.log(line));
     this.drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-    const http = createHttp({ connections: config.service.connections, ...(config.service.caFile === undefined ? {} : { caFile: config.service.caFile }) });
-    this.paced = paceRequests(http, config.service.requestsPerSecond);
+    this.http = createHttp({ connections: config.service.connections, ...(config.service.caFile === undefined ? {} : { caFile: config.service.caFile }) });
+    this.paced = paceRequests(config.service.requestsPerSecond);
     this.presenceTimer = setInterval(() => {
       for (const d of this.devices.values()) d.checkPresence();
     }, PRESENCE_CHECK_MS).unref();
@@ -159,7 +160,7 @@ class RunningGateway implements Gateway {
   }
 
   private newDevice(d: DeviceConfig): GatewayDevice {
-    return new GatewayDevice(d, this.config, this.paced.request, this.log, (resource) => this.commandWriter(d, resource));
+    return new GatewayDevice(d, this.config, { request: this.http, pace: this.paced }, this.log, (resource) => this.commandWriter(d, resource));
   }
 
   /** Where an actuator's new values go: an MQTT publish at QoS 1, or a Modbus write. */

@@ -1,21 +1,26 @@
-// The gateway's one request function toward the service: a token bucket in front of the shared HTTP
-// pool, so that every device's requests together stay under `requestsPerSecond`. Waiting requests go in
-// the order they asked, so after an outage a thousand devices take turns instead of storming the service,
-// and each device sends its backlog oldest first (its queue is FIFO).
+// The gateway's pace toward the service: a token bucket that grants turns, so that every device's requests
+// together stay under `requestsPerSecond`. A device's agent waits for a turn before it chooses and builds
+// its next request (Host['turn']), so that a thousand devices waiting hold no request bodies, and a batch
+// carries what was queued up to its turn. Turns go in the order they were asked for, so after an outage a
+// thousand devices take turns instead of storming the service, and each device sends its backlog oldest
+// first (its queue is FIFO).
 import type { HttpRequest, HttpResult } from '../core/host';
 
 export type RequestFn = (req: HttpRequest) => Promise<HttpResult>;
 
 export interface Paced {
-  request: RequestFn;
-  /** Requests waiting for a token now. */
+  /** Resolves when a request may go: at once while tokens are left, else in the order asked. */
+  turn(): Promise<void>;
+  /** Turns waiting for a token now. */
   waiting(): number;
-  /** Clears the refill timer; waiting requests are let through at once. */
+  /** Clears the refill timer; waiting turns are granted at once. */
   close(): void;
 }
 
-/** `request` behind a bucket of `perSecond` tokens a second holding at most `burst` (default: one second's worth). */
-export function paceRequests(request: RequestFn, perSecond: number, burst = Math.max(1, Math.ceil(perSecond))): Paced {
+const GRANTED = Promise.resolve();
+
+/** Turns at `perSecond` a second, from a bucket holding at most `burst` (default: one second's worth). */
+export function paceRequests(perSecond: number, burst = Math.max(1, Math.ceil(perSecond))): Paced {
   let tokens = burst;
   let refilledAt = performance.now();
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -38,18 +43,19 @@ export function paceRequests(request: RequestFn, perSecond: number, burst = Math
   };
 
   return {
-    request: (req) => {
+    turn: () => {
       if (queue.length === 0 && !closed) {
         refill();
         if (tokens >= 1) {
           tokens--;
-          return request(req);
+          return GRANTED;
         }
       }
+      if (closed) return GRANTED;
       return new Promise<void>((go) => {
         queue.push(go);
         if (timer === null) pump();
-      }).then(() => request(req));
+      });
     },
     waiting: () => queue.length,
     close: () => {

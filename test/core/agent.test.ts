@@ -893,3 +893,32 @@ describe('durable storage that writes only when needed (spillEvery)', () => {
     expect(held()).toEqual([]);
   });
 });
+
+describe('turns granted by the host', () => {
+  it('waits for a turn before each request, and a batch carries what was queued up to its turn', async () => {
+    const waiting: (() => void)[] = [];
+    const grant = () => (waiting.shift() as () => void)();
+    const turns = (host: Host): Host => ({ ...host, turn: () => new Promise<void>((go) => waiting.push(go)) });
+    const { agent, service, clock } = setup({}, { batch: 10, flushMs: 1000 }, { host: turns });
+    const started = agent.start();
+    await clock.advance(0);
+    // The start's lookup is a request: it waits too.
+    expect(service.requests).toHaveLength(0);
+    grant();
+    await started;
+    expect(service.requests.map((r) => r.method)).toEqual(['GET']);
+    fill(agent, 3);
+    await clock.advance(1000);
+    // The flush is due and waits for its turn; what comes meanwhile goes with it.
+    expect(waiting).toHaveLength(1);
+    fill(agent, 4, 1, 3);
+    await clock.advance(0);
+    expect(posts(service)).toHaveLength(0);
+    grant();
+    await clock.advance(0);
+    expect(posts(service).map((r) => r.elements)).toEqual([7]);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // One turn, one request: none went without one.
+    expect(service.requests).toHaveLength(2);
+  });
+});

@@ -191,14 +191,17 @@ describe('pacing', () => {
   it('keeps the whole gateway under its rate, first come first served', async () => {
     const at: number[] = [];
     const order: number[] = [];
-    const paced = paceRequests(async (req) => {
-      at.push(performance.now());
-      order.push(Number(req.url));
-      return { kind: 'response', status: 200, retryAfter: null, body: '' };
-    }, 20);
+    const paced = paceRequests(20);
     cleanups.push(() => paced.close());
     const start = performance.now();
-    await Promise.all(Array.from({ length: 50 }, (_, i) => paced.request({ method: 'GET', url: String(i), headers: {}, timeoutMs: 1000, maxResponseBytes: 10 })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        paced.turn().then(() => {
+          at.push(performance.now());
+          order.push(i);
+        }),
+      ),
+    );
     // 20 at once (the burst), then 20 a second: the last of 50 after about 1.5 s, and not before.
     expect(at[49] - start).toBeGreaterThanOrEqual(1400);
     expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
