@@ -114,17 +114,22 @@ export class SampleQueue {
     this.capacity = o.capacity;
     this.dropOldest = o.overflow === 'drop-oldest';
     this.clock = o.clock;
-    this.resources = new Uint32Array(o.capacity);
-    this.tags = new Uint8Array(o.capacity);
-    this.values = new Float64Array(o.capacity);
-    this.ats = new Float64Array(o.capacity);
-    this.seqs = o.withSeq ? new Float64Array(o.capacity) : null;
-    this.pool = new Uint8Array(o.stringBytes);
+    const n = o.capacity;
+    // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
+    this.bytes = n * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
+    // One buffer for every array, the widest elements first so that each view is aligned: one ArrayBuffer
+    // (and on Node one allocation) a queue, not seven; a gateway makes thousands of queues.
+    const buffer = new ArrayBuffer(this.bytes);
+    let at = 0;
+    this.values = new Float64Array(buffer, at, n);
+    this.ats = new Float64Array(buffer, (at += 8 * n), n);
+    this.seqs = o.withSeq ? new Float64Array(buffer, (at += 8 * n), n) : null;
+    this.resources = new Uint32Array(buffer, (at += 8 * n), n);
+    this.entryIds = new Uint32Array(buffer, (at += 4 * n), NO_ENTRY);
+    this.tags = new Uint8Array(buffer, (at += 4 * NO_ENTRY), n);
+    this.pool = new Uint8Array(buffer, at + n, o.stringBytes);
     this.poolBytes = o.stringBytes;
     this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
-    this.entryIds = new Uint32Array(NO_ENTRY);
-    // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
-    this.bytes = o.capacity * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
   }
 
   get length(): number {
