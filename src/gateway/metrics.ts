@@ -42,7 +42,7 @@ export function renderMetrics(s: GatewayStats): string {
     family('feed_gateway_mqtt_duplicates_skipped_total', 'counter', 'Redelivered messages recognised as stored before a restart.', [[b, s.mqtt.duplicatesSkipped]]);
   }
   family('feed_gateway_modbus_connected', 'gauge', '1 while connected to the Modbus device.', s.modbus.map((m) => [{ modbus: m.name }, m.connected ? 1 : 0]));
-  family('feed_gateway_requests_waiting', 'gauge', "Requests waiting for the gateway's rate limit toward the service.", [[{}, s.requestsWaiting]]);
+  family('feed_gateway_requests_waiting', 'gauge', "Requests waiting for a turn under the gateway's rate limit toward the service (one a device at most).", [[{}, s.requestsWaiting]]);
   return out.join('\n') + '\n';
 }
 

@@ -44,7 +44,7 @@ export interface GatewayStats {
   sources: SourceStats[];
   mqtt: BrokerStats | null;
   modbus: ModbusPeerStats[];
-  /** Requests waiting for the gateway's rate limit toward the service. */
+  /** Requests waiting for a turn under the gateway's rate limit toward the service (not built yet). */
   requestsWaiting: number;
 }
 
