@@ -22,6 +22,7 @@ class Round {
   private current: BackgroundSync[] = [];
   private next = 0;
   private syncing = 0;
+  private pumping = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly finished = (): void => {
     this.syncing--;
@@ -54,6 +55,10 @@ class Round {
   }
 
   private pump(): void {
+    // A queue whose turn ends at once (closed, or still syncing) calls `finished` from inside this loop:
+    // the loop goes on, rather than a call deeper for each of ten thousand queues.
+    if (this.pumping) return;
+    this.pumping = true;
     const current = this.current;
     while (this.syncing < IN_FLIGHT && this.next < current.length) {
       const queue = current[this.next];
@@ -66,6 +71,7 @@ class Round {
       current.length = 0;
       this.next = 0;
     }
+    this.pumping = false;
   }
 }
 

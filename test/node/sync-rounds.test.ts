@@ -49,3 +49,18 @@ describe('sync rounds', () => {
     expect(state.most).toBe(4);
   });
 });
+
+describe('sync rounds, queues that need no sync', () => {
+  it('goes through a round of queues whose turn ends at once (closed, or already syncing) without deepening the stack', async () => {
+    let synced = 0;
+    const instant: BackgroundSync = {
+      syncInBackground(done) {
+        synced++;
+        done();
+      },
+    };
+    for (let i = 0; i < 100_000; i++) syncAtNextInstant({ syncInBackground: (done) => instant.syncInBackground(done) }, 20);
+    await until(() => synced === 100_000);
+    expect(synced).toBe(100_000);
+  });
+});
