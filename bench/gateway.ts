@@ -112,7 +112,7 @@ async function measure(devices: number, queue: number | undefined): Promise<Load
   const noCommands = (): never => {
     throw new Error('the bench configures no commands');
   };
-  const gateway = config.devices.map((d) => new GatewayDevice(d, config, { request: counted, pace: paced }, () => {}, noCommands));
+  const gateway = config.devices.map((d) => new GatewayDevice(d, config, { request: counted, turn: paced.turn }, () => {}, noCommands));
   const accepted = () => gateway.reduce((sum, d) => sum + d.stats().accepted, 0);
   const queued = () => gateway.reduce((sum, d) => sum + d.stats().queued, 0);
   let field: ReturnType<typeof setInterval> | undefined;

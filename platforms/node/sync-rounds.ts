@@ -19,7 +19,7 @@ class Round {
   /** Queues waiting for the next instant. */
   private due: BackgroundSync[] = [];
   /** The round under way: queues from `next` on have not started their sync yet. */
-  private current: BackgroundSync[] = [];
+  private current: (BackgroundSync | undefined)[] = [];
   private next = 0;
   private syncing = 0;
   private pumping = false;
@@ -41,16 +41,9 @@ class Round {
 
   private start(): void {
     this.timer = null;
-    const due = this.due;
-    if (this.current.length === 0) {
-      // The lists swap, so that neither is made again.
-      this.due = this.current;
-      this.current = due;
-    } else {
-      // A round still under way takes the new queues at its end.
-      for (const queue of due) this.current.push(queue);
-      due.length = 0;
-    }
+    // A round still under way takes the new queues at its end.
+    for (const queue of this.due) this.current.push(queue);
+    this.due.length = 0;
     this.pump();
   }
 
@@ -61,9 +54,9 @@ class Round {
     this.pumping = true;
     const current = this.current;
     while (this.syncing < IN_FLIGHT && this.next < current.length) {
-      const queue = current[this.next];
+      const queue = current[this.next] as BackgroundSync;
       // Released as soon as it starts: a closed queue is not held until the round ends.
-      current[this.next++] = undefined as unknown as BackgroundSync;
+      current[this.next++] = undefined;
       this.syncing++;
       queue.syncInBackground(this.finished);
     }

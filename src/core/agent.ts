@@ -152,7 +152,7 @@ class FeedAgent implements Agent {
     const sensors = config.sensors ?? [];
     const actuators = config.actuators ?? [];
     const counters = this.counters;
-    const lane = (this.lane = new Lane(host.turn === undefined ? null : () => (host.turn as () => Promise<void>)()));
+    const lane = (this.lane = new Lane(host));
     const log = (this.log = scrubbedLog(host, config.token));
     const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host }));
     const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));

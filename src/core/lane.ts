@@ -4,6 +4,7 @@
 // starve command polls, nor polls the uplink. A job is given the lane to ask for its turn, and the lane
 // runs it: the one tie both ways among the agent's parts, a scheduler's. A host that paces many agents
 // grants the turns (Host['turn']): the lane waits for one, then runs the job wanted at that moment.
+import type { Host } from './host';
 
 /** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
 export interface Job {
@@ -37,8 +38,8 @@ export class Lane {
     this.busy = false;
   };
 
-  /** `turn`: the host's (Host['turn']), waited for before each job; null: jobs run at once. */
-  constructor(private readonly turn: (() => Promise<void>) | null = null) {}
+  /** A host with `turn` grants each job its turn; without it, jobs run at once. */
+  constructor(private readonly host: Pick<Host, 'turn'> = {}) {}
 
   /** The jobs this lane serves, in the order of their turns; given once, before any asks for one. */
   serve(jobs: readonly Job[]): void {
@@ -58,8 +59,8 @@ export class Lane {
   private kick(): void {
     if (this.busy || !this.anyWanted()) return;
     this.busy = true;
-    if (this.turn === null) this.go();
-    else this.turn().then(this.go, this.go);
+    if (this.host.turn === undefined) this.go();
+    else this.host.turn().then(this.go, this.go);
   }
 
   private anyWanted(): boolean {

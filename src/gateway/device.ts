@@ -94,7 +94,7 @@ export class GatewayDevice {
     readonly config: DeviceConfig,
     gateway: Pick<GatewayConfig, 'queue' | 'service'>,
     /** The gateway's one HTTP pool, and its pace: every request of the device waits for a turn. */
-    toService: { request: RequestFn; pace: Pick<Paced, 'turn'> },
+    toService: { request: RequestFn; turn: Paced['turn'] },
     private readonly log: (line: string) => void,
     writerFor: (resource: number) => CommandWriter,
   ) {
@@ -111,7 +111,7 @@ export class GatewayDevice {
       // While the field device is silent, every request says `silent=true`: its queue still drains, and
       // the platform lets its presence lapse.
       request: (req) => toService.request(this.present ? req : silenced(req)),
-      turn: () => toService.pace.turn(),
+      turn: toService.turn,
     });
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {

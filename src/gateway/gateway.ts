@@ -160,7 +160,7 @@ class RunningGateway implements Gateway {
   }
 
   private newDevice(d: DeviceConfig): GatewayDevice {
-    return new GatewayDevice(d, this.config, { request: this.http, pace: this.paced }, this.log, (resource) => this.commandWriter(d, resource));
+    return new GatewayDevice(d, this.config, { request: this.http, turn: this.paced.turn }, this.log, (resource) => this.commandWriter(d, resource));
   }
 
   /** Where an actuator's new values go: an MQTT publish at QoS 1, or a Modbus write. */
