@@ -30,6 +30,8 @@ export interface NodeHostOptions extends HttpOptions {
   request?: Host['request'];
   /** Turns the agent waits for before each request (Host['turn']): a gateway's pace, shared by its devices. */
   turn?: Host['turn'];
+  /** Lends the queue its memory (Host['memory']): a gateway's regions of a few large buffers. */
+  memory?: Host['memory'];
 }
 
 const holding = chainedTimers((fn, ms) => setTimeout(fn, ms), (timer) => clearTimeout(timer));
@@ -45,6 +47,7 @@ export function createNodeHost(options: NodeHostOptions = {}): Host {
     ...(options.holdProcess === false ? loose : holding),
     storage: options.storage,
     turn: options.turn,
+    memory: options.memory,
     log: hostLog(options.log),
   };
 }

@@ -155,6 +155,13 @@ export interface Host {
   setTimer(ms: number, fn: () => void): TimerHandle;
   clearTimer(handle: TimerHandle): void;
   storage?: QueueStorage;
+  /**
+   * Optional: the memory the queue's arrays live in, `bytes` zeroed bytes from an offset that is a
+   * multiple of 8, asked for once as the agent is made. A host that runs thousands of agents (a gateway)
+   * lends regions of a few large buffers instead of thousands of small allocations. Without it the queue
+   * allocates its own buffer.
+   */
+  memory?(bytes: number): Uint8Array;
   /** Log sink. Messages never contain the token. */
   log?(level: LogLevel, message: string): void;
 }

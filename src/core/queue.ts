@@ -25,6 +25,8 @@ export interface QueueOptions {
   withSeq: boolean;
   /** Stamps the samples of the fast lane (`pushNumber`): the host. */
   clock: Pick<Host, 'now'>;
+  /** Where its arrays live (Host['memory']); without it the queue allocates a buffer of its own. */
+  memory?: (bytes: number) => Uint8Array;
 }
 
 // Results of `push`.
@@ -102,7 +104,10 @@ export class SampleQueue {
   private poolTail = 0;
   private poolUsed = 0;
 
-  /** Throws RangeError on a capacity that is not an integer ≥ 1 or a stringBytes that is not an integer ≥ 0. */
+  /**
+   * Throws RangeError on a capacity that is not an integer ≥ 1, a stringBytes that is not an integer ≥ 0,
+   * or memory that is too small or not at a multiple of 8 bytes.
+   */
   constructor(o: QueueOptions) {
     if (!Number.isInteger(o.capacity) || o.capacity < 1) throw new RangeError('queue capacity must be an integer ≥ 1');
     if (!Number.isInteger(o.stringBytes) || o.stringBytes < 0 || o.stringBytes > MAX_POOL_BYTES) {
@@ -118,9 +123,14 @@ export class SampleQueue {
     // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
     this.bytes = n * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
     // One buffer for every array, the widest elements first so that each view is aligned: one ArrayBuffer
-    // (and on Node one allocation) a queue, not seven; a gateway makes thousands of queues.
-    const buffer = new ArrayBuffer(this.bytes);
-    let at = 0;
+    // (and on Node one allocation) a queue, not seven; a gateway makes thousands of queues, and lends
+    // them memory from a few large buffers.
+    const region = o.memory === undefined ? null : o.memory(this.bytes);
+    if (region !== null && (region.byteLength < this.bytes || region.byteOffset % 8 !== 0)) {
+      throw new RangeError('queue memory must hold ' + this.bytes + ' bytes from an offset that is a multiple of 8');
+    }
+    const buffer = region === null ? new ArrayBuffer(this.bytes) : region.buffer;
+    let at = region === null ? 0 : region.byteOffset;
     this.values = new Float64Array(buffer, at, n);
     this.ats = new Float64Array(buffer, (at += 8 * n), n);
     this.seqs = o.withSeq ? new Float64Array(buffer, (at += 8 * n), n) : null;

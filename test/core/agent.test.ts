@@ -922,3 +922,19 @@ describe('turns granted by the host', () => {
     expect(service.requests).toHaveLength(2);
   });
 });
+
+describe('memory lent by the host', () => {
+  it('keeps its queue in the region the host lends, asked for once', async () => {
+    const lent: Uint8Array[] = [];
+    const lend = (host: Host): Host => ({ ...host, memory: (bytes: number) => (lent.push(new Uint8Array(bytes)), lent[lent.length - 1]) });
+    const { agent, service, clock } = setup({}, { batch: 10, flushMs: 1000 }, { host: lend });
+    expect(lent).toHaveLength(1);
+    await agent.start();
+    fill(agent, 5);
+    // The samples are written into the lent region.
+    expect(lent[0].some((x) => x !== 0)).toBe(true);
+    await clock.advance(1000);
+    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4]);
+    expect(lent).toHaveLength(1);
+  });
+});

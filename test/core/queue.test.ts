@@ -95,6 +95,28 @@ describe('SampleQueue basics', () => {
     expect(make({ capacity: 10, stringBytes: 300 }).bytes - q.bytes).toBe(200);
   });
 
+  it('lives in the memory it is lent, beside a neighbour it never touches', () => {
+    const bytes = make({ capacity: 8, stringBytes: 16, withSeq: true }).bytes;
+    const stride = Math.ceil(bytes / 8) * 8;
+    const buffer = new ArrayBuffer(3 * stride);
+    const asked: number[] = [];
+    const lend = (k: number) => (n: number) => (asked.push(n), new Uint8Array(buffer, k * stride, n));
+    const a = make({ capacity: 8, stringBytes: 16, withSeq: true, memory: lend(1) });
+    const b = make({ capacity: 8, stringBytes: 16, withSeq: true, memory: lend(2) });
+    expect(asked).toEqual([bytes, bytes]);
+    for (let i = 0; i < 20; i++) {
+      a.push(1, i, i, i);
+      b.push(2, 'b' + i, i, 100 + i);
+    }
+    expect(values(a)).toEqual([12, 13, 14, 15, 16, 17, 18, 19]);
+    expect(values(b).slice(-2)).toEqual(['b18', 'b19']);
+    expect(b.seqAt(b.length - 1)).toBe(119);
+    // The region before theirs was never written.
+    expect(new Uint8Array(buffer, 0, stride).every((x) => x === 0)).toBe(true);
+    expect(() => make({ memory: (n) => new Uint8Array(n - 1) })).toThrow(RangeError);
+    expect(() => make({ memory: (n) => new Uint8Array(new ArrayBuffer(n + 4), 4, n) })).toThrow(/multiple of 8/);
+  });
+
   it('refuses bad options and bad arguments', () => {
     for (const capacity of [0, -1, 1.5, NaN, Infinity]) expect(() => make({ capacity })).toThrow(RangeError);
     for (const stringBytes of [-1, 0.5, NaN, 2 ** 32]) expect(() => make({ stringBytes })).toThrow(RangeError);
