@@ -15,6 +15,7 @@ const UNIT_TOO = [
   'test/moddable/manifest.test.ts',
   'test/gateway/config.test.ts',
   'test/gateway/receipts.test.ts',
+  'test/gateway/window-memory.test.ts',
   'test/firmware/instruments.test.ts',
   'test/firmware/status-line.test.ts',
 ];

@@ -32,6 +32,7 @@ import { GATEWAY_DEFAULTS, parseGatewayConfig } from '../src/gateway/config';
 import type { GatewayConfig } from '../src/gateway/config';
 import { GatewayDevice } from '../src/gateway/device';
 import { paceRequests } from '../src/gateway/pacing';
+import { WindowMemory } from '../src/gateway/window-memory';
 import { demoFleetDevice } from '../src/service';
 import { measureAppends } from './durable-append';
 import { playRole, ROLE_ENV } from './gateway-rig';
@@ -112,7 +113,8 @@ async function measure(devices: number, queue: number | undefined): Promise<Load
   const noCommands = (): never => {
     throw new Error('the bench configures no commands');
   };
-  const gateway = config.devices.map((d) => new GatewayDevice(d, config, { request: counted, turn: paced.turn }, () => {}, noCommands));
+  const windows = new WindowMemory();
+  const gateway = config.devices.map((d) => new GatewayDevice(d, config, { request: counted, turn: paced.turn, windows }, () => {}, noCommands));
   const accepted = () => gateway.reduce((sum, d) => sum + d.stats().accepted, 0);
   const queued = () => gateway.reduce((sum, d) => sum + d.stats().queued, 0);
   let field: ReturnType<typeof setInterval> | undefined;

@@ -12,6 +12,7 @@ import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
 import type { Paced, RequestFn } from './pacing';
+import type { WindowMemory } from './window-memory';
 
 /**
  * What became of a reading offered to a device: 'stored' in its durable queue (written to the OS before
@@ -89,16 +90,23 @@ export class GatewayDevice {
   private present = true;
   private restored = 0;
   private finalStats: AgentStats | null = null;
+  /** Its queue's memory, lent by the gateway, given back once the agent stopped. */
+  private window: Uint8Array | null = null;
+  private readonly windows: WindowMemory;
 
   constructor(
     readonly config: DeviceConfig,
     gateway: Pick<GatewayConfig, 'queue' | 'service'>,
-    /** The gateway's one HTTP pool, and its pace: every request of the device waits for a turn. */
-    toService: { request: RequestFn; turn: Paced['turn'] },
+    /**
+     * What the gateway's devices share: its one HTTP pool, its pace (every request of the device waits for
+     * a turn), and the memory their queues live in.
+     */
+    shared: { request: RequestFn; turn: Paced['turn']; windows: WindowMemory },
     private readonly log: (line: string) => void,
     writerFor: (resource: number) => CommandWriter,
   ) {
     this.started = new Promise((resolve) => (this.startOver = resolve));
+    this.windows = shared.windows;
     const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), {
       fsync: gateway.queue.fsync,
       fsyncIntervalMs: gateway.queue.fsyncIntervalMs,
@@ -110,8 +118,9 @@ export class GatewayDevice {
       log: (level, message) => this.agentLog(level, message),
       // While the field device is silent, every request says `silent=true`: its queue still drains, and
       // the platform lets its presence lapse.
-      request: (req) => toService.request(this.present ? req : silenced(req)),
-      turn: toService.turn,
+      request: (req) => shared.request(this.present ? req : silenced(req)),
+      turn: shared.turn,
+      memory: (bytes) => (this.window = shared.windows.take(bytes)),
     });
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {
@@ -181,6 +190,9 @@ export class GatewayDevice {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
     this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
+    // The stopped agent takes no reading and runs no timer: its queue's memory can serve another device.
+    if (this.window !== null) this.windows.give(this.window);
+    this.window = null;
     this.state = 'stopped';
     this.startOver();
   }

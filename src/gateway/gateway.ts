@@ -15,6 +15,7 @@ import { MqttIn } from './mqtt-in';
 import type { MqttRoute, WillRoute } from './mqtt-in';
 import { paceRequests } from './pacing';
 import type { Paced, RequestFn } from './pacing';
+import { WindowMemory } from './window-memory';
 import { loadPeers } from './peers';
 import type { Peers } from './peers';
 import { newSourceStats } from './stats';
@@ -61,6 +62,8 @@ class RunningGateway implements Gateway {
   private readonly log: (line: string) => void;
   private readonly drainMs: number;
   private readonly paced: Paced;
+  /** The memory every device's queue lives in. */
+  private readonly windows = new WindowMemory();
   private readonly http: RequestFn;
   private readonly devices = new Map<string, GatewayDevice>();
   private sources: SourceStats[] = [];
@@ -160,7 +163,7 @@ class RunningGateway implements Gateway {
   }
 
   private newDevice(d: DeviceConfig): GatewayDevice {
-    return new GatewayDevice(d, this.config, { request: this.http, turn: this.paced.turn }, this.log, (resource) => this.commandWriter(d, resource));
+    return new GatewayDevice(d, this.config, { request: this.http, turn: this.paced.turn, windows: this.windows }, this.log, (resource) => this.commandWriter(d, resource));
   }
 
   /** Where an actuator's new values go: an MQTT publish at QoS 1, or a Modbus write. */
