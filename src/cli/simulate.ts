@@ -124,6 +124,10 @@ async function simulateOrThrow(args: string[]): Promise<number> {
   try {
     return await simulation.done;
   } finally {
+    // A copy of the signal that stopped it may still be on its way (npm's): it must come while the
+    // handler takes it, not while the process exits, whose default action for it is to die of it.
+    const wait = signalledAt === null ? 0 : signalledAt + SAME_PRESS_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     finished = true;
   }
 }
