@@ -70,17 +70,22 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
       // Headers, streams) that fetch builds around each request, which a gateway's hundreds of requests a
       // second turn into young-generation garbage (docs/gateway.md, "Where a device's memory goes"). It
       // follows no redirect: the core follows a 307 or 308 to the same origin itself (client.ts).
-      const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body: req.body, dispatcher, signal: controller.signal });
+      // The body as bytes of its own: undici copies a string body into a Buffer from Node's shared 8 KB
+      // pool, where a copy that outlives a young-generation collection keeps its whole slab, with every
+      // record line cut from it, until a full one. At 10,000 gateway devices that left about 45 MB of holes
+      // in the C heap (docs/gateway.md, "Toward 20 KB a device at 10,000").
+      const body = req.body === undefined ? undefined : utf8Out.encode(req.body);
+      const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body, dispatcher, signal: controller.signal });
       const status = answer.statusCode;
-      const body = await readAtMost(answer, req.maxResponseBytes, status < 200 || status > 299);
-      if (body === null) {
+      const text = await readAtMost(answer, req.maxResponseBytes, status < 200 || status > 299);
+      if (text === null) {
         // Dropped with its connection: the rest of the answer is never read. The abort this raises on the
         // stream is ours, not an error.
         answer.body.on('error', () => {}).destroy();
         return { kind: 'network', message: 'the answer is longer than ' + req.maxResponseBytes + ' bytes', maybeDelivered: true };
       }
       const headers = answer.headers;
-      return { kind: 'response', status, retryAfter: header(headers, 'retry-after'), date: header(headers, 'date'), location: header(headers, 'location'), body };
+      return { kind: 'response', status, retryAfter: header(headers, 'retry-after'), date: header(headers, 'date'), location: header(headers, 'location'), body: text };
     } catch (e) {
       if (e === timedOut || controller.signal.reason === timedOut) return { kind: 'timeout', maybeDelivered: true };
       return failure(e, req.headers);
@@ -98,6 +103,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | null {
 
 /** Decodes whole answers (never a stream of parts), so one serves every request. */
 const utf8 = new TextDecoder();
+/** Encodes request bodies. */
+const utf8Out = new TextEncoder();
 
 /**
  * The answer's body as UTF-8 text, or null once it holds more than `max` bytes; `prefix`: its first `max`
@@ -120,8 +127,9 @@ async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number, pr
     total += chunk.byteLength;
     chunks.push(chunk);
   }
-  // As fetch's response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.
-  return utf8.decode(Buffer.concat(chunks, total));
+  // As fetch's response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced. An answer in one
+  // chunk, the usual case, is decoded where it is, not copied first.
+  return utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
 }
 
 function failure(e: unknown, headers: Record<string, string>): HttpResult {
