@@ -61,6 +61,8 @@ const RUNS = short ? 3 : 7;
 /** The environment variables that make this section measure one size (and queue), in a child process. */
 const CHILD = 'FEED_AGENT_BENCH_GATEWAY_DEVICES';
 const CHILD_QUEUE = 'FEED_AGENT_BENCH_GATEWAY_CHILD_QUEUE';
+/** Set in a child that measures today's design: queues of their whole capacity, in memory of their own. */
+const CHILD_TODAY = 'FEED_AGENT_BENCH_GATEWAY_CHILD_TODAY';
 const PARTS = ['memory', 'append', 'saturation', 'kills', 'compare'] as const;
 const RPS = process.env.FEED_AGENT_BENCH_GATEWAY_RPS;
 const KEYS = ['cpuPct', 'rssKb', 'heapTotalKb', 'heapUsedKb', 'arrayBuffersKb', 'samplesPerSecond', 'requestsPerSecond', 'queued'] as const;
@@ -98,7 +100,7 @@ function gatewayConfig(url: string, devices: number, queue: number | undefined, 
 }
 
 /** What `devices` gateway devices (with queues in memory of `queue`, or the default) cost this process. */
-async function measure(devices: number, queue: number | undefined): Promise<Load> {
+async function measure(devices: number, queue: number | undefined, today: boolean): Promise<Load> {
   const service = await serve(['--demo-devices', String(devices)]);
   const queues = mkdtempSync(join(tmpdir(), 'feed-agent-gateway-bench-'));
   const config = gatewayConfig(service.url, devices, queue, queues);
@@ -113,7 +115,8 @@ async function measure(devices: number, queue: number | undefined): Promise<Load
   const noCommands = (): never => {
     throw new Error('the bench configures no commands');
   };
-  const windows = new WindowMemory();
+  // Today's design, a queue of its whole capacity in memory each, lends nothing.
+  const windows = today ? undefined : new WindowMemory();
   const gateway = config.devices.map((d) => new GatewayDevice(d, config, { request: counted, turn: paced.turn, windows }, () => {}, noCommands));
   const accepted = () => gateway.reduce((sum, d) => sum + d.stats().accepted, 0);
   const queued = () => gateway.reduce((sum, d) => sum + d.stats().queued, 0);
@@ -169,8 +172,8 @@ function memoryAfterGc(): Pick<Load, 'rssKb' | 'heapTotalKb' | 'heapUsedKb' | 'a
 }
 
 /** One size, measured in a process of its own. */
-function inChild(devices: number, queue: number | undefined): Load {
-  const { figures } = runSection('gateway', { [CHILD]: String(devices), ...(queue === undefined ? {} : { [CHILD_QUEUE]: String(queue) }) });
+function inChild(devices: number, queue: number | undefined, today = false): Load {
+  const { figures } = runSection('gateway', { [CHILD]: String(devices), ...(queue === undefined ? {} : { [CHILD_QUEUE]: String(queue) }), ...(today ? { [CHILD_TODAY]: '1' } : {}) });
   return Object.fromEntries(KEYS.map((key) => [key, figures['gateway.child.' + key]])) as Load;
 }
 
@@ -180,7 +183,7 @@ export async function benchGateway(): Promise<BenchSection> {
   const own = process.env[CHILD];
   if (own !== undefined) {
     const queue = process.env[CHILD_QUEUE];
-    const load = await measure(Number(own), queue === undefined ? undefined : Number(queue));
+    const load = await measure(Number(own), queue === undefined ? undefined : Number(queue), process.env[CHILD_TODAY] === '1');
     return { title: `Gateway, ${own} devices`, rows: [], figures: Object.fromEntries(KEYS.map((key) => ['gateway.child.' + key, load[key]])) };
   }
   const parts = new Set(process.env.FEED_AGENT_BENCH_GATEWAY_PARTS?.split(',') ?? PARTS);
@@ -204,7 +207,7 @@ function memory(): BenchSection {
   const today = new Map<number, Load>();
   for (const devices of SIZES) {
     loads.set(devices, inChild(devices, BENCH_DEVICE_QUEUE));
-    if (TODAY_SIZES.includes(devices)) today.set(devices, inChild(devices, TODAY_QUEUE));
+    if (TODAY_SIZES.includes(devices)) today.set(devices, inChild(devices, TODAY_QUEUE, true));
   }
   // What each added device costs between two sizes, as `gateway.<prefix><Key>PerDevice<unit><suffix>`
   // (rssKb → rssPerDeviceKb): CPU, RSS, and the parts of it that V8 counts (the queues' typed arrays, the

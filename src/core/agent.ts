@@ -154,7 +154,7 @@ class FeedAgent implements Agent {
     const counters = this.counters;
     const lane = (this.lane = new Lane(host));
     const log = (this.log = scrubbedLog(host, config.token));
-    const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host, memory: host.memory?.bind(host) }));
+    const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host, memory: host.memory }));
     const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
     const client = (this.client = new FeedClient(host.request.bind(host), { baseUrl: config.url, publicKey: config.publicKey, token: config.token, timeoutMs: s.timeoutMs }));
     const ids: number[] = [];

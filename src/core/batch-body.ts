@@ -42,8 +42,8 @@ export class BatchBody {
     if (this.entriesBuilt !== q.entriesClaimed) this.buildTexts();
     // The range is one run of the ring, or two when it wraps: no wrap test per sample.
     const special = q.lastSpecial >= q.first + from;
-    const start = (q.first + from) % q.capacity;
-    const head = Math.min(count, q.capacity - start);
+    const start = (q.first + from) % q.slots;
+    const head = Math.min(count, q.slots - start);
     const body = this.run(start, head, special);
     return '[' + (head < count ? body + '},' + this.run(0, count - head, special) : body) + '}]';
   }

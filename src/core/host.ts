@@ -141,6 +141,16 @@ export interface InFlight {
   lastIds: Float64Array;
 }
 
+/**
+ * Memory a host lends the queue. `take(bytes)`: `bytes` zeroed bytes from an offset that is a multiple of
+ * 8, asked as the agent is made and whenever the ring grows or shrinks; `give(region)`: a region the queue
+ * moved out of, never used again. The region in use when the agent stops is the host's to take back.
+ */
+export interface QueueMemory {
+  take(bytes: number): Uint8Array;
+  give(region: Uint8Array): void;
+}
+
 export interface Host {
   request(req: HttpRequest): Promise<HttpResult>;
   /**
@@ -156,12 +166,12 @@ export interface Host {
   clearTimer(handle: TimerHandle): void;
   storage?: QueueStorage;
   /**
-   * Optional: the memory the queue's arrays live in, `bytes` zeroed bytes from an offset that is a
-   * multiple of 8, asked for once as the agent is made. A host that runs thousands of agents (a gateway)
-   * lends regions of a few large buffers instead of thousands of small allocations. Without it the queue
-   * allocates its own buffer.
+   * Optional: lends the queue the memory its arrays live in. A host that runs thousands of agents (a
+   * gateway) lends regions of a few large buffers instead of thousands of small allocations, and the
+   * queue's ring then grows with what it holds, from 32 samples up to its capacity, and shrinks back (see
+   * QueueMemory). Without it the queue allocates its own buffer for its whole capacity at once.
    */
-  memory?(bytes: number): Uint8Array;
+  memory?: QueueMemory;
   /** Log sink. Messages never contain the token. */
   log?(level: LogLevel, message: string): void;
 }

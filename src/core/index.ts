@@ -7,7 +7,7 @@ export { FeedClient } from './client';
 export type { BatchAnswer, CallOptions, ClientOptions } from './client';
 export { FeedError } from './errors';
 export type { FeedErrorKind } from './errors';
-export type { Host, HttpRequest, HttpResult, InFlight, Log, LogLevel, QueueStorage, SampleValue, StoredVisit, TimerHandle } from './host';
+export type { Host, HttpRequest, HttpResult, InFlight, Log, LogLevel, QueueMemory, QueueStorage, SampleValue, StoredVisit, TimerHandle } from './host';
 export { MissingResourceError } from './resources';
 export { SampleQueue } from './queue';
 export type { OverflowPolicy } from './queue';

@@ -1,4 +1,5 @@
-// The sample queue: a FIFO ring whose memory is fixed when the agent starts. On the device every object
+// The sample queue: a FIFO ring whose memory is fixed when the agent starts (or, in memory a host lends,
+// grows and shrinks with what it holds, see `QueueMemory`). On the device every object
 // property costs a 16-byte slot, so samples live in parallel typed arrays (which cost their bytes and
 // nothing more), and queuing a number or a boolean allocates nothing. A string's UTF-8 bytes go to a byte
 // ring, the string pool, that holds the strings of the queued samples in queue order with no gap: the
@@ -6,11 +7,11 @@
 // order, and an eviction behind locked samples slides the locked strings over the freed bytes.
 //
 // Samples are numbered by position since the queue was made: the oldest is at `first`, and position p
-// lives in slot p % capacity. XS interprets every bytecode, so the agent's common case, a number of a
+// lives in slot p % slots. XS interprets every bytecode, so the agent's common case, a number of a
 // resource with a text entry, takes `pushNumber` rather than `push` (the fast lane, see `record` in
 // agent.ts), and batch-body.ts turns such a sample into text with one lookup: it reads the typed arrays
 // below as they are, by the tag layout this module exports.
-import type { Host, SampleValue } from './host';
+import type { Host, QueueMemory, SampleValue } from './host';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
 
 export type OverflowPolicy = 'drop-oldest' | 'drop-newest';
@@ -25,8 +26,11 @@ export interface QueueOptions {
   withSeq: boolean;
   /** Stamps the samples of the fast lane (`pushNumber`): the host. */
   clock: Pick<Host, 'now'>;
-  /** Where its arrays live (Host['memory']); without it the queue allocates a buffer of its own. */
-  memory?: (bytes: number) => Uint8Array;
+  /**
+   * Where its arrays live (Host['memory']): the ring starts at FIRST_SLOTS and doubles while full, up to
+   * `capacity`. Without it the queue allocates a buffer of its own for `capacity` samples at once.
+   */
+  memory?: QueueMemory;
 }
 
 // Results of `push`.
@@ -47,26 +51,39 @@ const LENGTH_UNIT = 4294967296;
 const MAX_STRING_BYTES = 2097151;
 const MAX_POOL_BYTES = 4294967295;
 
+/**
+ * The ring a queue in lent memory starts at, and shrinks back to once it has emptied. A gateway device's
+ * queue holds what arrives between two of its turns, a few dozen readings (docs/gateway.md, "The window").
+ */
+export const FIRST_SLOTS = 32;
+
 export class SampleQueue {
+  /** The most samples it holds. */
   readonly capacity: number;
+  /** Slots of the ring now: `capacity`, or less in lent memory (see `resize`). Written by this class only. */
+  slots: number;
   /**
-   * Bytes of typed-array memory this queue allocated: 21 per sample (29 with seq), the string pool, 60 for
+   * Bytes of typed-array memory at `capacity` samples: 21 per sample (29 with seq), the string pool, 60 for
    * the text entries' ids. The body encoder's texts (a 48-element array, up to 45 short strings) come on top.
    */
   readonly bytes: number;
   private readonly dropOldest: boolean;
   private readonly clock: Pick<Host, 'now'>;
   // The storage by slot. `resources`, `tags`, `values` and `entryIds` are read by the body encoder
-  // (batch-body.ts), never written outside this class.
+  // (batch-body.ts), never written outside this class, which replaces them all when the ring is resized.
   /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
-  readonly resources: Uint32Array;
-  readonly tags: Uint8Array;
+  resources!: Uint32Array;
+  tags!: Uint8Array;
   /** The number, or the packed string length and pool offset; 0 for a boolean. */
-  readonly values: Float64Array;
+  values!: Float64Array;
   /** When each sample was taken, by the host's clock (NaN: restored without a time on this run's clock); read by the body encoder. */
-  readonly ats: Float64Array;
-  private readonly seqs: Float64Array | null;
-  private readonly pool: Uint8Array;
+  ats!: Float64Array;
+  private seqs: Float64Array | null = null;
+  private pool!: Uint8Array;
+  private readonly withSeq: boolean;
+  /** The host's memory and the region of it the arrays are in; null: a buffer of the queue's own. */
+  private readonly memory: QueueMemory | null;
+  private region: Uint8Array | null = null;
   /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
   private readonly poolBytes: number;
   private readonly maxStringBytes: number;
@@ -75,14 +92,14 @@ export class SampleQueue {
    * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
    * resources; the samples of ids beyond the entries keep their id in `resources`.
    */
-  readonly entryIds: Uint32Array;
+  entryIds!: Uint32Array;
   /** Text entries claimed so far, in `entryIds` order. */
   entriesClaimed = 0;
   /** The position of the oldest sample. */
   first = 0;
   /** The position of slot 0 in the pass of the ring that `tail` is on. */
   private base = 0;
-  /** The slot of the next sample (capacity once the pass is full: push starts the next one). */
+  /** The slot of the next sample (`slots` once the pass is full: push starts the next one). */
   private tail = 0;
   /** Keeps the fast lane (`pushNumber`) within the pass, short of a full queue and of `wake`'s length. */
   private limit = 0;
@@ -119,28 +136,84 @@ export class SampleQueue {
     this.capacity = o.capacity;
     this.dropOldest = o.overflow === 'drop-oldest';
     this.clock = o.clock;
-    const n = o.capacity;
-    // A resource id, a tag, a value and a time per sample, and a sequence number with durable storage.
-    this.bytes = n * (4 + 1 + 8 + 8 + (o.withSeq ? 8 : 0)) + o.stringBytes + NO_ENTRY * 4;
-    // One buffer for every array, the widest elements first so that each view is aligned: one ArrayBuffer
-    // (and on Node one allocation) a queue, not seven; a gateway makes thousands of queues, and lends
-    // them memory from a few large buffers.
-    const region = o.memory === undefined ? null : o.memory(this.bytes);
-    if (region !== null && (region.byteLength < this.bytes || region.byteOffset % 8 !== 0)) {
-      throw new RangeError('queue memory must hold ' + this.bytes + ' bytes from an offset that is a multiple of 8');
+    this.withSeq = o.withSeq;
+    this.poolBytes = o.stringBytes;
+    this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
+    this.memory = o.memory ?? null;
+    this.bytes = this.bytesFor(o.capacity);
+    this.slots = this.memory === null ? o.capacity : Math.min(o.capacity, FIRST_SLOTS);
+    this.lay(this.slots);
+  }
+
+  /** A resource id, a tag, a value and a time per slot, a sequence number with durable storage, the pool and the entries. */
+  private bytesFor(slots: number): number {
+    return slots * (4 + 1 + 8 + 8 + (this.withSeq ? 8 : 0)) + this.poolBytes + NO_ENTRY * 4;
+  }
+
+  /**
+   * Puts the arrays in a buffer of `n` slots: one buffer for every array, the widest elements first so that
+   * each view is aligned. One ArrayBuffer (and on Node one allocation) a queue, not seven; a gateway makes
+   * thousands of queues, and lends them memory from a few large buffers. Returns the region it left.
+   */
+  private lay(n: number): Uint8Array | null {
+    const bytes = this.bytesFor(n);
+    const old = this.region;
+    const region = this.memory === null ? null : this.memory.take(bytes);
+    if (region !== null && (region.byteLength < bytes || region.byteOffset % 8 !== 0)) {
+      throw new RangeError('queue memory must hold ' + bytes + ' bytes from an offset that is a multiple of 8');
     }
-    const buffer = region === null ? new ArrayBuffer(this.bytes) : region.buffer;
+    this.region = region;
+    const buffer = region === null ? new ArrayBuffer(bytes) : region.buffer;
     let at = region === null ? 0 : region.byteOffset;
     this.values = new Float64Array(buffer, at, n);
     this.ats = new Float64Array(buffer, (at += 8 * n), n);
-    this.seqs = o.withSeq ? new Float64Array(buffer, (at += 8 * n), n) : null;
+    this.seqs = this.withSeq ? new Float64Array(buffer, (at += 8 * n), n) : null;
     this.resources = new Uint32Array(buffer, (at += 8 * n), n);
     this.entryIds = new Uint32Array(buffer, (at += 4 * n), NO_ENTRY);
     this.tags = new Uint8Array(buffer, (at += 4 * NO_ENTRY), n);
-    this.pool = new Uint8Array(buffer, at + n, o.stringBytes);
-    this.poolBytes = o.stringBytes;
-    this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
+    this.pool = new Uint8Array(buffer, at + n, this.poolBytes);
+    return old;
   }
+
+  /**
+   * Moves the samples to a ring of `n` slots (at least `length`) in memory lent anew, and gives the old
+   * region back. Each keeps its position, so it goes to slot position % n; the pool and the entries are
+   * copied as they are. Positions held elsewhere (the uplink's, the journal's) stay true.
+   */
+  private resize(n: number): void {
+    const { values, ats, seqs, resources, tags, entryIds, pool } = this;
+    const was = this.slots;
+    const old = this.lay(n);
+    for (let p = this.first, end = this.end; p < end; p++) {
+      const a = p % was, b = p % n;
+      this.values[b] = values[a];
+      this.ats[b] = ats[a];
+      if (seqs !== null) (this.seqs as Float64Array)[b] = seqs[a];
+      this.resources[b] = resources[a];
+      this.tags[b] = tags[a];
+    }
+    this.entryIds.set(entryIds);
+    this.pool.set(pool);
+    const end = this.end;
+    this.slots = n;
+    this.tail = end % n;
+    this.base = end - this.tail;
+    this.setLimit();
+    if (old !== null) (this.memory as QueueMemory).give(old);
+  }
+
+  /**
+   * In lent memory, shrinks a ring that is three quarters empty, so that a queue that grew for a burst
+   * (an outage, a backlog) gives the memory back once the burst has left.
+   */
+  private settle(): void {
+    if (this.memory === null || 4 * this.length > this.slots) return;
+    // The least ring of the doubling that holds twice what is queued: one more burst like it fits.
+    let n = FIRST_SLOTS;
+    while (n < 2 * this.length) n *= 2;
+    if (n < this.slots) this.resize(n);
+  }
+
 
   get length(): number {
     return this.base + this.tail - this.first;
@@ -196,8 +269,11 @@ export class SampleQueue {
       }
       result = PUSHED_EVICTED;
     }
-    if (this.tail === this.capacity) {
-      this.base += this.capacity;
+    // Full in lent memory, short of capacity: twice the ring. (A ring of `capacity` slots, the device's,
+    // takes one comparison.)
+    if (this.slots < this.capacity) if (this.length === this.slots) this.resize(Math.min(this.capacity, 2 * this.slots));
+    if (this.tail === this.slots) {
+      this.base += this.slots;
       this.tail = 0;
       this.setLimit();
     }
@@ -265,7 +341,7 @@ export class SampleQueue {
   oldestAt(): number {
     if (this.length === 0) return -1;
     // The oldest is the first locked sample, which a turn moved (see `makeRoom`).
-    const at = this.ats[(this.first + this.head) % this.capacity];
+    const at = this.ats[(this.first + this.head) % this.slots];
     return at === at ? at : this.clock.now();
   }
 
@@ -319,13 +395,14 @@ export class SampleQueue {
     if (this.poolUsed > 0) {
       let freed = 0;
       for (let p = this.first; p < this.first + count; p++) {
-        const j = p % this.capacity;
+        const j = p % this.slots;
         if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       }
       this.poolUsed -= freed;
     }
     this.remove(count);
     this.locked = Math.max(0, this.locked - count);
+    this.settle();
   }
 
   /** Moves the head `count` samples on; the high water mark is brought up to date before the queue shrinks. */
@@ -336,8 +413,8 @@ export class SampleQueue {
   }
 
   private setLimit(): void {
-    const limit = this.first + Math.min(this.capacity, this.wakeLength - 1) - this.base;
-    this.limit = this.seqs !== null ? 0 : Math.min(this.capacity, limit);
+    const limit = this.first + Math.min(this.slots, this.wakeLength - 1) - this.base;
+    this.limit = this.seqs !== null ? 0 : Math.min(this.slots, limit);
   }
 
   /**
@@ -351,7 +428,7 @@ export class SampleQueue {
     let p = this.first + this.locked;
     while (count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
       if (this.locked + evict === count) return false;
-      const j = p++ % this.capacity;
+      const j = p++ % this.slots;
       if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       evict++;
     }
@@ -386,7 +463,7 @@ export class SampleQueue {
     const poolStart = this.poolAt(this.poolTail + this.poolBytes - this.poolUsed);
     let lockedBytes = 0;
     for (let p = this.first; p < this.first + this.locked; p++) {
-      const j = p % this.capacity;
+      const j = p % this.slots;
       if (this.tags[j] < STRING_TAG) continue;
       const length = lengthOf(this.values[j]);
       lockedBytes += length;
@@ -420,7 +497,7 @@ export class SampleQueue {
 
   /** Copies the sample at position `from` to position `to`, keeping `lastSpecial` at or above every special one. */
   private moveSlot(from: number, to: number): void {
-    const a = from % this.capacity, b = to % this.capacity;
+    const a = from % this.slots, b = to % this.slots;
     const tag = this.tags[a];
     if (tag >= NO_ENTRY && to > this.lastSpecial) this.lastSpecial = to;
     this.resources[b] = this.resources[a];
@@ -432,7 +509,7 @@ export class SampleQueue {
 
   /** Exchanges the samples at positions `pa` < `pb`. */
   private swap(pa: number, pb: number): void {
-    const a = pa % this.capacity, b = pb % this.capacity;
+    const a = pa % this.slots, b = pb % this.slots;
     const resource = this.resources[a], tag = this.tags[a], value = this.values[a], at = this.ats[a];
     const seq = this.seqs === null ? 0 : this.seqs[a];
     this.moveSlot(pb, pa);
@@ -471,7 +548,7 @@ export class SampleQueue {
       throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
     }
     const j = i < this.locked ? (i + this.head) % this.locked : i;
-    return (this.first + j) % this.capacity;
+    return (this.first + j) % this.slots;
   }
 
   /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */

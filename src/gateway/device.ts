@@ -92,21 +92,22 @@ export class GatewayDevice {
   private finalStats: AgentStats | null = null;
   /** Its queue's memory, lent by the gateway, given back once the agent stopped. */
   private window: Uint8Array | null = null;
-  private readonly windows: WindowMemory;
+  private readonly windows: WindowMemory | undefined;
 
   constructor(
     readonly config: DeviceConfig,
     gateway: Pick<GatewayConfig, 'queue' | 'service'>,
     /**
      * What the gateway's devices share: its one HTTP pool, its pace (every request of the device waits for
-     * a turn), and the memory their queues live in.
+     * a turn), and the memory their queues live in. Without `windows` the queue is a buffer of its own, of
+     * its whole capacity: the design before the backlog, which the bench measures beside this one.
      */
-    shared: { request: RequestFn; turn: Paced['turn']; windows: WindowMemory },
+    shared: { request: RequestFn; turn: Paced['turn']; windows?: WindowMemory },
     private readonly log: (line: string) => void,
     writerFor: (resource: number) => CommandWriter,
   ) {
     this.started = new Promise((resolve) => (this.startOver = resolve));
-    this.windows = shared.windows;
+    const windows = (this.windows = shared.windows);
     const storage = openDurableQueue(join(gateway.queue.dir, config.publicKey), {
       fsync: gateway.queue.fsync,
       fsyncIntervalMs: gateway.queue.fsyncIntervalMs,
@@ -120,7 +121,9 @@ export class GatewayDevice {
       // the platform lets its presence lapse.
       request: (req) => shared.request(this.present ? req : silenced(req)),
       turn: shared.turn,
-      memory: (bytes) => (this.window = shared.windows.take(bytes)),
+      // The ring the queue is in now, given back once the agent stopped; those it outgrew or shrank from
+      // go back at once.
+      memory: windows && { take: (bytes) => (this.window = windows.take(bytes)), give: (region) => windows.give(region) },
     });
     const actuators: ActuatorConfig[] = [];
     for (const r of config.resources) {
@@ -191,7 +194,7 @@ export class GatewayDevice {
     this.state = 'stopping';
     this.finalStats = await this.agent.stop({ flush: true, timeoutMs });
     // The stopped agent takes no reading and runs no timer: its queue's memory can serve another device.
-    if (this.window !== null) this.windows.give(this.window);
+    if (this.window !== null) this.windows?.give(this.window);
     this.window = null;
     this.state = 'stopped';
     this.startOver();

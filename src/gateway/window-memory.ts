@@ -33,7 +33,7 @@ export class WindowMemory {
     return new Uint8Array(size.buffer, stride * size.cut++, bytes);
   }
 
-  /** A stopped device's region: zeroed, and lent to the next device of its size. */
+  /** A region a queue moved out of, or a stopped device's: zeroed, and lent to the next queue of its size. */
   give(region: Uint8Array): void {
     const stride = Math.ceil(region.byteLength / 8) * 8;
     const whole = new Uint8Array(region.buffer, region.byteOffset, stride);

@@ -924,17 +924,26 @@ describe('turns granted by the host', () => {
 });
 
 describe('memory lent by the host', () => {
-  it('keeps its queue in the region the host lends, asked for once', async () => {
+  it('keeps its queue in the regions the host lends: grown for a burst, given back once it left', async () => {
     const lent: Uint8Array[] = [];
-    const lend = (host: Host): Host => ({ ...host, memory: (bytes: number) => (lent.push(new Uint8Array(bytes)), lent[lent.length - 1]) });
-    const { agent, service, clock } = setup({}, { batch: 10, flushMs: 1000 }, { host: lend });
+    const given: Uint8Array[] = [];
+    const memory = { take: (bytes: number) => (lent.push(new Uint8Array(bytes)), lent[lent.length - 1]), give: (region: Uint8Array) => void given.push(region) };
+    const { agent, service, clock } = setup({}, { batch: 100, flushMs: 1000, queue: 256 }, { host: (host: Host): Host => ({ ...host, memory }) });
     expect(lent).toHaveLength(1);
     await agent.start();
     fill(agent, 5);
     // The samples are written into the lent region.
     expect(lent[0].some((x) => x !== 0)).toBe(true);
+    // A burst: the ring doubles from 32 to 64, then to 128, each time in a new region, the old one given back.
+    fill(agent, 95, 1, 5);
+    expect(lent.map((r) => r.byteLength)).toEqual([lent[0].byteLength, 2 * lent[0].byteLength - 2048 - 60, 4 * lent[0].byteLength - 3 * (2048 + 60)]);
+    expect(given).toEqual(lent.slice(0, 2));
     await clock.advance(1000);
-    expect(service.stored(1)).toEqual([0, 1, 2, 3, 4]);
-    expect(lent).toHaveLength(1);
+    expect(service.stored(1)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    // Delivered: back to the smallest ring.
+    expect(lent).toHaveLength(4);
+    expect(lent[3].byteLength).toBe(lent[0].byteLength);
+    expect(given).toEqual(lent.slice(0, 3));
+    expect(agent.stats().capacity).toBe(256);
   });
 });

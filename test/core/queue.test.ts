@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DROPPED_NEW,
+  FIRST_SLOTS,
   PUSHED,
   PUSHED_EVICTED,
   SampleQueue,
@@ -100,7 +101,7 @@ describe('SampleQueue basics', () => {
     const stride = Math.ceil(bytes / 8) * 8;
     const buffer = new ArrayBuffer(3 * stride);
     const asked: number[] = [];
-    const lend = (k: number) => (n: number) => (asked.push(n), new Uint8Array(buffer, k * stride, n));
+    const lend = (k: number) => ({ take: (n: number) => (asked.push(n), new Uint8Array(buffer, k * stride, n)), give: () => {} });
     const a = make({ capacity: 8, stringBytes: 16, withSeq: true, memory: lend(1) });
     const b = make({ capacity: 8, stringBytes: 16, withSeq: true, memory: lend(2) });
     expect(asked).toEqual([bytes, bytes]);
@@ -113,8 +114,8 @@ describe('SampleQueue basics', () => {
     expect(b.seqAt(b.length - 1)).toBe(119);
     // The region before theirs was never written.
     expect(new Uint8Array(buffer, 0, stride).every((x) => x === 0)).toBe(true);
-    expect(() => make({ memory: (n) => new Uint8Array(n - 1) })).toThrow(RangeError);
-    expect(() => make({ memory: (n) => new Uint8Array(new ArrayBuffer(n + 4), 4, n) })).toThrow(/multiple of 8/);
+    expect(() => make({ memory: { take: (n) => new Uint8Array(n - 1), give: () => {} } })).toThrow(RangeError);
+    expect(() => make({ memory: { take: (n) => new Uint8Array(new ArrayBuffer(n + 4), 4, n), give: () => {} } })).toThrow(/multiple of 8/);
   });
 
   it('refuses bad options and bad arguments', () => {
@@ -416,21 +417,49 @@ describe('model check', () => {
     bytes: number;
   }
 
-  for (const overflow of ['drop-oldest', 'drop-newest'] as const) {
-    it(`matches a reference model (${overflow})`, () => {
+  const cases = [
+    { overflow: 'drop-oldest', lent: false },
+    { overflow: 'drop-newest', lent: false },
+    { overflow: 'drop-oldest', lent: true },
+    { overflow: 'drop-newest', lent: true },
+  ] as const;
+  for (const { overflow, lent } of cases) {
+    it(`matches a reference model (${overflow}${lent ? ', in lent memory that grows and shrinks' : ''})`, () => {
+      // Times a ring in lent memory changed size, over every seed.
+      let sizes = 0;
       for (let seed = 100; seed < 140; seed++) {
         const random = createRandom(seed);
-        const capacity = 1 + Math.floor(random() * 12);
-        const stringBytes = Math.floor(random() * 40);
-        const q = new SampleQueue({ capacity, overflow, stringBytes, withSeq: true, clock });
+        // In lent memory the ring starts at FIRST_SLOTS: capacities beyond it make it grow and shrink.
+        const capacity = lent ? 1 + Math.floor(random() * 5 * FIRST_SLOTS) : 1 + Math.floor(random() * 12);
+        const stringBytes = Math.floor(random() * (lent ? 2000 : 40));
+        // Each region is a buffer of its own; a region given back is poisoned, so that a queue still
+        // reading it fails the check.
+        const live = new Set<Uint8Array>();
+        const memory = {
+          take: (n: number) => {
+            const region = new Uint8Array(new ArrayBuffer(n + 16), 8, n);
+            live.add(region);
+            return region;
+          },
+          give: (region: Uint8Array) => {
+            expect(live.delete(region)).toBe(true);
+            region.fill(0xa5);
+          },
+        };
+        const q = new SampleQueue({ capacity, overflow, stringBytes, withSeq: true, clock, ...(lent ? { memory } : {}) });
+        let lastSlots = q.slots;
         let model: Entry[] = [];
         let locked = 0;
         let dropped = 0;
         let high = 0;
         let seq = 0;
         const used = (): number => model.reduce((sum, e) => sum + e.bytes, 0);
+        // In lent memory pushes come more often, so that the ring fills up to its capacity between shifts.
+        const pushes = lent ? 0.85 : 0.6;
         for (let step = 0; step < 600; step++) {
-          const r = random();
+          const drawn = random();
+          // r < 0.6 pushes; the ranges above it are the other operations, in the same proportions.
+          const r = drawn < pushes ? (drawn * 0.6) / pushes : 0.6 + ((drawn - pushes) * 0.4) / (1 - pushes);
           if (r < 0.6) {
             const value = randomValue(random);
             const bytes = typeof value === 'string' ? new TextEncoder().encode(value).length : 0;
@@ -483,6 +512,12 @@ describe('model check', () => {
             q.shift(q.length);
           }
           expect(q.length).toBe(model.length);
+          expect(q.slots).toBeGreaterThanOrEqual(q.length);
+          if (lent) {
+            expect(live.size).toBe(1);
+            if (q.slots !== lastSlots) sizes++;
+            lastSlots = q.slots;
+          }
           expect(q.inFlight).toBe(locked);
           expect(q.droppedOverflow).toBe(dropped);
           expect(q.highWater).toBe(high);
@@ -496,6 +531,7 @@ describe('model check', () => {
         expect(Array.from({ length: q.length }, (_, i) => q.seqAt(i))).toEqual(model.map((e) => e.seq));
         expect(encode(q, 0, q.length)).toBe(naive(model));
       }
+      if (lent) expect(sizes).toBeGreaterThan(100);
     });
   }
 });
