@@ -73,7 +73,7 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
       // The body as bytes of its own: undici copies a string body into a Buffer from Node's shared 8 KB
       // pool, where a copy that outlives a young-generation collection keeps its whole slab, with every
       // record line cut from it, until a full one. At 10,000 gateway devices that left about 45 MB of holes
-      // in the C heap (docs/gateway.md, "Toward 20 KB a device at 10,000").
+      // in the C heap (docs/gateway.md, "A device at 10,000").
       const body = req.body === undefined ? undefined : utf8Out.encode(req.body);
       const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body, dispatcher, signal: controller.signal });
       const status = answer.statusCode;

@@ -1,10 +1,11 @@
 // The memory of the gateway's devices' windows (their queues in memory): regions lent from a few large
 // buffers (Host['memory']), instead of one allocation a queue in the C allocator's main heap, between the
-// short-lived allocations made while the devices started, where the heap keeps the holes. Measured at
-// 10,000 devices (docs/gateway.md, "Toward 20 KB a device at 10,000"): with queues of 1,024 readings,
-// 39.2 KB a device against 50.8; with the default 256, no change (29.5 against 29.3).
+// short-lived allocations made while the devices started, where the heap keeps the holes. A queue takes a
+// region of each size its ring grows or shrinks to (32 readings, 64, ... up to `devices[].queue`) and gives
+// the one it left back at once. Measured at 10,000 devices (docs/gateway.md, "A device at 10,000"): with
+// queues of 1,024 readings, fixed, 39.2 KB a device against 50.8 for a buffer each.
 
-/** Regions a buffer holds. 64 windows of the default 256 readings make a buffer of about 600 KB. */
+/** Regions a buffer holds: 64 rings of 32 readings make a buffer of 190 KB, of 256 about 600 KB. */
 const REGIONS_PER_BUFFER = 64;
 
 interface Size {
