@@ -37,8 +37,10 @@ export const failureScenarios: Scenario[] = [
       await drained(ctx, agent);
       const attempts = creates(ctx);
       equal(attempts.map((r) => r.outcome), ['503', '503', '200'], 'outcomes');
-      // Full jitter: the n-th retry waits less than base·2^n.
+      // The n-th retry waits at least half of base·2^n and less than it.
+      atLeast(attempts[1].t - attempts[0].t, 500, 'wait before the first retry');
       atMost(attempts[1].t - attempts[0].t, 999, 'wait before the first retry');
+      atLeast(attempts[2].t - attempts[1].t, 1_000, 'wait before the second retry');
       atMost(attempts[2].t - attempts[1].t, 1_999, 'wait before the second retry');
       equal([agent.stats().retries, agent.stats().ambiguous], [2, 0], '[retries, ambiguous]');
       await holdsInOrder(ctx, R.counterA, values, 0);

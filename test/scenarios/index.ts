@@ -8,6 +8,7 @@ import { flushScenarios } from './flush';
 import { isolationScenarios } from './isolation';
 import { lifecycleScenarios } from './lifecycle';
 import { overflowScenarios } from './overflow';
+import { politenessScenarios } from './politeness';
 import { presenceScenarios } from './presence';
 import { reconcileScenarios } from './reconcile';
 import { restartScenarios } from './restart';
@@ -28,4 +29,5 @@ export const scenarios: Scenario[] = [
   ...presenceScenarios,
   ...lifecycleScenarios,
   ...deliveryScenarios,
+  ...politenessScenarios,
 ];
