@@ -1,12 +1,12 @@
 // The firmware's settings, sensors and status line (platforms/moddable/firmware), on Node: what a build
 // line's key=value pairs become, and what a person reading the trace sees when one is wrong.
 import { describe, expect, it } from 'vitest';
-import { readSettings } from '../../platforms/moddable/firmware/settings';
-import type { Settings } from '../../platforms/moddable/firmware/settings';
-import { firmwareActuators, firmwareSensors, rp2040Celsius } from '../../platforms/moddable/firmware/sensors';
-import { statusLine } from '../../platforms/moddable/firmware/status';
-import { createAgent } from '../../src/core/agent';
-import type { Feed } from '../../src/core/wire';
+import { readSettings } from '../../../platforms/moddable/firmware/settings';
+import type { Settings } from '../../../platforms/moddable/firmware/settings';
+import { firmwareActuators, firmwareSensors, rp2040Celsius } from '../../../platforms/moddable/firmware/sensors';
+import { statusLine } from '../../../platforms/moddable/firmware/status';
+import { createAgent } from '../../../src/core/agent';
+import type { Feed } from '../../../src/core/wire';
 
 const GOOD = {
   url: 'http://192.168.1.20:8080',

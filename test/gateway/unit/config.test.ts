@@ -4,9 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { GatewayConfigError, parseGatewayConfig } from '../../src/gateway';
-import { workDir } from '../support/build';
-import { BAD, EXPECTED } from './fixtures/bad-config';
+import { GatewayConfigError, parseGatewayConfig } from '../../../src/gateway';
+import { workDir } from '../../support/build';
+import { BAD, EXPECTED } from '../fixtures/bad-config';
 
 describe('parseGatewayConfig', () => {
   it('lists every mistake at once', () => {

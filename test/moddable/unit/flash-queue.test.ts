@@ -4,12 +4,12 @@
 import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InFlight, SampleValue } from '../../src/core/host';
-import { openFlashQueue } from '../../platforms/moddable/flash-queue';
-import type { FlashQueue, FlashQueueOptions } from '../../platforms/moddable/flash-queue';
-import type { FileClass } from '../../platforms/moddable/sdk';
-import { Disk } from '../support/disk';
-import { fileStandIn, fileSystemStandIn } from './standins/file';
+import type { InFlight, SampleValue } from '../../../src/core/host';
+import { openFlashQueue } from '../../../platforms/moddable/flash-queue';
+import type { FlashQueue, FlashQueueOptions } from '../../../platforms/moddable/flash-queue';
+import type { FileClass } from '../../../platforms/moddable/sdk';
+import { Disk } from '../../support/disk';
+import { fileStandIn, fileSystemStandIn } from '../standins/file';
 
 const PATH = '/feed-agent.q';
 /** A wall clock as SNTP sets it (24 Nov 2026), and one before it is set (1970 plus the uptime). */

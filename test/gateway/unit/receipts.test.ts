@@ -4,8 +4,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 
-import { Receipts } from '../../src/gateway/receipts';
-import { tempDir } from './support';
+import { Receipts } from '../../../src/gateway/receipts';
+import { tempDir } from '../support';
 
 const dirs: { remove: () => void }[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => d.remove()));

@@ -2,10 +2,10 @@
 // a device polling against `feed-agent serve` reuses its connection instead of reconnecting (on a device,
 // a TLS handshake) almost every request.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService } from '../../src/service';
-import type { RunningService } from '../../src/service';
-import { exchange } from './raw';
-import { A, SEED } from './fixtures';
+import { startService } from '../../../src/service';
+import type { RunningService } from '../../../src/service';
+import { exchange } from '../../service/raw';
+import { A, SEED } from '../../service/fixtures';
 
 let service: RunningService;
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const ROOT = dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url)))));
 const ENTRIES = ['platforms/moddable/firmware/main.ts', 'platforms/moddable/index.ts', 'src/core/index.ts'];
 /** What an import of the SDK or of the app looks like: not a path of this project. */
 const relativeImport = (specifier: string): boolean => specifier.startsWith('.');

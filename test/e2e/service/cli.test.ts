@@ -6,13 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { rawData } from '../../src/core/validate';
-import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../src/service';
-import { ROOT, withBuiltCli } from '../e2e/support';
-import { Served } from '../support/serve';
-import type { ServeOptions } from '../support/serve';
-import { device } from '../support/client';
-import { A, B, SEED } from './fixtures';
+import { rawData } from '../../../src/core/validate';
+import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../../src/service';
+import { ROOT, withBuiltCli } from '../support';
+import { Served } from '../../support/serve';
+import type { ServeOptions } from '../../support/serve';
+import { device } from '../../support/client';
+import { A, B, SEED } from '../../service/fixtures';
 
 const { dir: work, cli } = withBuiltCli('service-cli-');
 

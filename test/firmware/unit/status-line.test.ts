@@ -1,9 +1,9 @@
 // The tests of real builds read the firmware's status line with readStatus: here it reads what the
 // firmware's own formatter writes.
 import { describe, expect, it } from 'vitest';
-import { statusLine } from '../../platforms/moddable/firmware/status';
-import type { AgentStats } from '../../src/core/agent';
-import { lastStatus, readStatus } from './status-line';
+import { statusLine } from '../../../platforms/moddable/firmware/status';
+import type { AgentStats } from '../../../src/core/agent';
+import { lastStatus, readStatus } from '../status-line';
 
 const STATS = { queued: 6001, capacity: 1024, accepted: 7240, sent: 1200, batches: 24, retries: 31, droppedOverflow: 2, rejectedInvalid: 1, setAside: 3, commands: 0, heldBack: 5, authPaused: false, lastError: 'network error' } as unknown as AgentStats;
 

@@ -1,7 +1,7 @@
 // The instrumented build's counters as the ESP32 test and the bench read them from QEMU's UART, where a
 // line of another task (or of QEMU itself, on the same pipe) can cut into an `instruments:` line.
 import { describe, expect, it } from 'vitest';
-import { instrumentColumns } from './line-log';
+import { instrumentColumns } from '../line-log';
 
 const KEY = 'instruments key: Chunk used,Slot used,Stack used,System bytes free';
 
