@@ -1,35 +1,35 @@
-// The agent: samples sensors into the fixed-memory queue, flushes it through the uplink, polls commands,
-// keeps presence alive. It makes the parts, hands each what it needs, and owns the order of start and stop.
+// The agent: takes readings into its queue (a ring of typed arrays, fixed on the device, growing and shrinking
+// in memory a host lends), flushes it through the uplink, polls commands, keeps presence alive. It makes the
+// parts, hands each what it needs, and owns the order of start and stop.
 import type { Host, Log, SampleValue } from './host';
 import type { AgentConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_PRESENCE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
 import { FeedClient } from './client';
-import { FeedError, errorText, isAuthError, redact } from './errors';
+import { FeedError, isAuthError, redact } from './errors';
 import { Commands } from './commands';
 import type { Counters } from './counters';
 import { createCounters } from './counters';
 import { Head } from './head';
+import { Intake } from './intake';
+import type { RecordResult } from './intake';
+import { Lookup } from './lookup';
 import { Lane } from './lane';
-import type { Job } from './lane';
 import { scrubbedLog } from './log';
 import { Presence } from './presence';
 import { FailureReport, RetryLadder } from './retry-ladder';
-import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
+import { SampleQueue } from './queue';
 import { createRandom } from './random';
 import { Reconciler } from './reconcile';
-import { Reporting } from './report';
+import type { Reporting } from './report';
 import { MissingResourceError, Resources } from './resources';
 import type { Known } from './resources';
-import type { Resource } from './wire';
 import { Sampler } from './sampler';
 import { SetAsides } from './set-aside';
 import { StorageJournal } from './storage-journal';
 import { Uplink } from './uplink';
-import { checkInput } from './validate';
 import { Vanished } from './vanished';
 
-/** What `record()` did with a reading: queued (in memory or in the storage's backlog), full, or refused. */
-export type RecordResult = 'queued' | 'full' | 'refused';
+export type { RecordResult } from './intake';
 
 /** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
 export interface AgentStats extends Counters {
@@ -125,6 +125,7 @@ class FeedAgent implements Agent {
   private readonly resources: Resources;
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   private readonly known: Record<number, Known>;
+  private readonly intake: Intake;
   /** Null without rules; the sampler without sensors and the commands without actuators (a gateway's devices): no state for nothing. */
   private readonly reporting: Reporting | null;
   private readonly reconciler: Reconciler;
@@ -133,17 +134,9 @@ class FeedAgent implements Agent {
   private readonly uplink: Uplink;
   private readonly commands: Commands | null;
   private readonly presence: Presence;
-  private readonly lookupJob: Job;
-  /** The lookups after a start that could not reach the service. */
-  private readonly lookupLadder: RetryLadder;
+  private readonly lookup: Lookup;
   private readonly sampler: Sampler | null;
-  /** The resources warned about once; made at the first warning (a gateway runs thousands of agents that never warn). */
-  private warned: Set<number> | null = null;
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  private lookupTimer: unknown = null;
-  lastRefusal: string | null = null;
-  /** The last sample queued found no room: what `record()` says of a sample report by exception queued at once. */
-  private lastFull = false;
 
   // Each part is handed what it needs, and none is handed the agent or a way back into it: the agent
   // calls into its parts, the parts call into the parts below them (docs/architecture.md, "The parts").
@@ -165,9 +158,8 @@ class FeedAgent implements Agent {
       if (ids.indexOf(id) < 0) ids.push(id);
     }
     const rules = config.reporting ?? [];
-    this.reporting = rules.length === 0 ? null : new Reporting(host, rules, (resource, value, at) => this.enqueue(resource, value, at));
-    const resources = (this.resources = new Resources(ids, queue, this.reporting?.ids ?? []));
-    this.known = resources.byId;
+    const resources = (this.resources = new Resources(ids, queue, rules.map((r) => r.resource)));
+    const known = (this.known = resources.byId);
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     const reconciler = (this.reconciler = new Reconciler({ ids: s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], head }));
@@ -178,18 +170,15 @@ class FeedAgent implements Agent {
     const ladder = (name: string, settings = backoff): RetryLadder => new RetryLadder(settings, new FailureReport(name, log), random);
     const presence = (this.presence = new Presence({ host, client, ids, counters, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS, ladder: ladder('presence read') }));
     const vanished = new Vanished({ host, client, resources, log, random });
-    this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log });
+    const uplink = (this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log }));
+    const intake = (this.intake = new Intake({ host, rules, known, sensors, journal, uplink, setAsides, counters, log }));
+    this.reporting = intake.reporting;
     this.commands = actuators.length === 0 ? null : new Commands({ host, actuators, client, resources, counters, log, lane, ladder: ladder('command poll') });
-    this.lookupLadder = ladder('resource lookup', { baseMs: s.backoffBaseMs, capMs: config.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS });
-    this.lookupJob = { wanted: false, run: () => this.lookup() };
+    const lookup = (this.lookup = new Lookup({ host, client, resources, reconciler, presence, presenceSet: config.presenceMs !== undefined, counters, log, lane,
+      ladder: ladder('resource lookup', { baseMs: s.backoffBaseMs, capMs: config.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS }) }));
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
-    lane.serve(this.commands === null ? [this.lookupJob, this.uplink, presence] : [this.lookupJob, this.uplink, this.commands, presence]);
-    this.sampler = sensors.length === 0 ? null : new Sampler(host, sensors, {
-      sample: (i, value) => {
-        this.record(sensors[i].resource, value as SampleValue);
-      },
-      readFailed: (i, e) => this.invalid(sensors[i].resource, 'read failed: ' + errorText(e)),
-    });
+    lane.serve(this.commands === null ? [lookup, uplink, presence] : [lookup, uplink, this.commands, presence]);
+    this.sampler = sensors.length === 0 ? null : new Sampler(host, sensors, intake);
   }
 
   async start(): Promise<void> {
@@ -202,7 +191,7 @@ class FeedAgent implements Agent {
     }
     // The lookup is a request: a host that paces its agents grants it a turn first.
     if (this.host.turn !== undefined) await this.host.turn();
-    const failure = await this.lookupOnce();
+    const failure = await this.lookup.once();
     // stop() came while the lookup was out, and has closed what start() opened.
     if (this.state !== 'new') return;
     const held = this.config.holdOnRefusedToken === true && isAuthError(failure);
@@ -213,9 +202,11 @@ class FeedAgent implements Agent {
     }
     if (failure !== null) {
       this.log('info', 'starting without the resources\' restrictions: sampling anyway, and looking them up again');
-      this.armLookup(failure);
+      this.lookup.retry(failure);
     }
     this.state = 'running';
+    this.lookup.running = true;
+    this.intake.open = true;
     this.resources.admit(true);
     this.reporting?.begin();
     this.sampler?.begin();
@@ -228,13 +219,14 @@ class FeedAgent implements Agent {
     if (this.state === 'stopped' || this.state === 'stopping') return this.stats();
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
+    this.intake.open = false;
     this.resources.admit(false);
     this.sampler?.end();
     // A change held back for its minimum interval is queued now, to be delivered with the rest.
     this.reporting?.end();
     this.commands?.end();
     this.presence.end();
-    if (this.lookupTimer !== null) this.host.clearTimer(this.lookupTimer);
+    this.lookup.end();
     // A resource suspected gone is still looked up while the queue drains: its samples wait for that.
     if (wasRunning && options.flush !== false && this.queue.length > 0) await this.drain(options.timeoutMs ?? DEFAULT_DRAIN_MS);
     this.uplink.end();
@@ -258,7 +250,11 @@ class FeedAgent implements Agent {
     // number its configured resource takes as it is, into a queue with room whose uplink needs no word of
     // it (the queue's fast lane). Everything else takes `intake`.
     if (typeof value === 'number') if (value >= known?.lo) if (value <= known.hi) if (this.queue.pushNumber(known.tag, value)) return 'queued';
-    return this.intake(resource, value);
+    return this.intake.record(resource, value);
+  }
+
+  get lastRefusal(): string | null {
+    return this.intake.lastRefusal;
   }
 
   whenRoom(): Promise<void> {
@@ -293,107 +289,6 @@ class FeedAgent implements Agent {
       heldBack: this.reporting?.heldBack ?? 0,
       setAsideBy: { ...this.setAsides.by },
     };
-  }
-
-  /** Checks a reading and queues it, with every check and every report. Allocates nothing for a valid number or boolean. */
-  private intake(resource: number, value: unknown): RecordResult {
-    if (this.state !== 'running') return this.refused('the agent is not running');
-    const known = this.known[resource];
-    if (known === undefined) return this.invalid(resource, 'not a configured resource (list it under `resources`)');
-    if (typeof value === 'number') {
-      if (!isFinite(value)) return this.invalid(resource, 'value ' + String(value) + ' is not a finite number');
-    } else if (typeof value !== 'boolean' && typeof value !== 'string') {
-      return this.invalid(resource, 'value is ' + (value === null ? 'null' : 'a ' + typeof value) + ', not a number, boolean or string');
-    }
-    if (known.gone) {
-      // Reported once, when the service said so (vanished.ts); counted and handed over per sample.
-      this.setAsides.add(resource, value as SampleValue, 'resource ' + resource + ' is gone', true);
-      return this.refused('resource ' + resource + ' is gone');
-    }
-    if (known.restriction) {
-      const problem = checkInput(value, known.restriction);
-      if (problem !== null) return this.invalid(resource, problem);
-    }
-    if (known.report >= 0) {
-      // Report by exception decides; a report it queues later that finds no room is counted dropped.
-      this.lastFull = false;
-      (this.reporting as Reporting).offer(known.report, value as SampleValue, this.host.now(), known);
-      return this.lastFull ? 'full' : 'queued';
-    }
-    return this.enqueue(resource, value as SampleValue, this.host.now());
-  }
-
-  /** Queues a checked sample of time `at` (in memory or in the backlog). */
-  private enqueue(resource: number, value: SampleValue, at: number): RecordResult {
-    const result = this.journal.take(resource, value, at);
-    this.lastFull = result === DROPPED_NEW;
-    if (result === DROPPED_NEW) return 'full';
-    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
-    this.uplink.queued();
-    return 'queued';
-  }
-
-  private refused(reason: string): 'refused' {
-    this.lastRefusal = reason;
-    return 'refused';
-  }
-
-  private invalid(resource: number, reason: string): 'refused' {
-    this.counters.rejectedInvalid++;
-    const message = 'resource ' + resource + ': ' + reason;
-    this.counters.lastError = message;
-    // A broken sensor repeats itself: warn once per resource, the rest at debug level.
-    const warned = (this.warned ??= new Set());
-    const first = !warned.has(resource);
-    if (first) warned.add(resource);
-    this.log(first ? 'warn' : 'debug', message);
-    return this.refused(message);
-  }
-
-  /** The lookup job, after a start that could not reach the service: retried until it is answered. */
-  private async lookup(): Promise<void> {
-    if (this.state !== 'running') return;
-    const failure = await this.lookupOnce();
-    if (failure === null) {
-      this.lookupLadder.succeed(this.host.now());
-      return;
-    }
-    const missing = failure instanceof MissingResourceError;
-    if (missing) this.log('error', 'resource lookup: ' + errorText(failure));
-    // stop() may have come while the lookup was out: it cleared the timer, so nothing may arm it again.
-    else if (this.state === 'running') this.armLookup(failure);
-  }
-
-  /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */
-  private async lookupOnce(): Promise<unknown> {
-    try {
-      this.learnt(await this.resources.lookup(this.client, (m) => this.log('warn', m)));
-      return null;
-    } catch (e) {
-      this.counters.lastError = errorText(e);
-      return e;
-    }
-  }
-
-  /** The lookup failed: it goes again after its backoff. */
-  private armLookup(failure: unknown): void {
-    this.lookupTimer = this.host.setTimer(this.lookupLadder.fail(this.host.now(), errorText(failure)), () => {
-      this.lookupTimer = null;
-      this.lane.want(this.lookupJob);
-    });
-  }
-
-  /**
-   * The lookup succeeded: presence was refreshed, presence reads follow the resources' lifetime, and
-   * their last feeds are where reconciliation starts from.
-   */
-  private learnt(records: readonly Resource[]): void {
-    this.reconciler.looked(records);
-    this.resources.admit(this.state === 'running');
-    this.presence.seen();
-    if (this.config.presenceMs === undefined && this.resources.shortestLifetimeMin > 0) {
-      this.presence.changeInterval((this.resources.shortestLifetimeMin * 60_000) / 2);
-    }
   }
 
   private drain(timeoutMs: number): Promise<void> {

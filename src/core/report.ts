@@ -15,7 +15,10 @@ import type { ReportConfig } from './config';
 import type { Known } from './resources';
 
 /** Queues one report: the agent's path into the queue, with the report's time. */
-export type Emit = (resource: number, value: SampleValue, at: number) => void;
+/** Where a report goes: queued, as a checked sample of its time. */
+export interface ReportSink {
+  enqueue(resource: number, value: SampleValue, at: number): unknown;
+}
 
 const NONE = 0, MEAN = 1, MIN = 2, MAX = 3;
 const AGGREGATES: Readonly<Record<string, number>> = Object.freeze({ mean: MEAN, min: MIN, max: MAX });
@@ -54,7 +57,7 @@ export class Reporting {
   constructor(
     private readonly host: Pick<Host, 'now' | 'setTimer' | 'clearTimer'>,
     rules: readonly ReportConfig[],
-    private readonly emit: Emit,
+    private readonly sink: ReportSink,
   ) {
     const n = rules.length;
     this.ids = new Uint32Array(n);
@@ -104,7 +107,7 @@ export class Reporting {
   }
 
   /**
-   * A checked sample of rule `i` at `at`: queued now through `emit` when it is to be reported, else held
+   * A checked sample of rule `i` at `at`: queued now through the sink when it is to be reported, else held
    * (the newest value, or the aggregate, goes later, or a later report stands for it).
    */
   offer(i: number, value: SampleValue, at: number, known: Known): void {
@@ -159,7 +162,7 @@ export class Reporting {
     this.sentAt[i] = at;
     this.pending[i] = 0;
     this.count[i] = 0;
-    this.emit(this.ids[i], kind === BOOLEAN ? value === 1 : value, at);
+    this.sink.enqueue(this.ids[i], kind === BOOLEAN ? value === 1 : value, at);
     this.plan();
   }
 

@@ -93,6 +93,8 @@ export class Resources {
       if (record.lifetime > 0 && (shortest === 0 || record.lifetime < shortest)) shortest = record.lifetime;
     }
     this.shortestLifetimeMin = shortest;
+    // The fast lane's bounds follow the restrictions just learnt.
+    this.admit(this.open);
     return records;
   }
 

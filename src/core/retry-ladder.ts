@@ -24,16 +24,19 @@ export class FailureReport {
     private readonly log: Log,
   ) {}
 
-  failed(now: number, why: string): void {
+  /** A failed try; true when it was said (the first, or the first after a while). */
+  failed(now: number, why: string): boolean {
     this.failures++;
     if (this.since < 0) {
       this.since = now;
       this.saidAt = now;
       this.log('warn', this.name + ': failing: ' + why);
-    } else if (now - this.saidAt >= STILL_FAILING_EVERY_MS) {
-      this.saidAt = now;
-      this.log('warn', this.name + ': still failing, ' + this.failures + ' tries in ' + seconds(now - this.since) + ': ' + why);
+      return true;
     }
+    if (now - this.saidAt < STILL_FAILING_EVERY_MS) return false;
+    this.saidAt = now;
+    this.log('warn', this.name + ': still failing, ' + this.failures + ' tries in ' + seconds(now - this.since) + ': ' + why);
+    return true;
   }
 
   recovered(now: number): void {

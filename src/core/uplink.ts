@@ -265,8 +265,7 @@ export class Uplink implements Job {
     if (fx.stored !== 'no') this.report.recovered(now);
     // A failing endpoint is said when its state changes (retry-ladder.ts); each try only at debug.
     if (fx.failing && !fx.paused) {
-      this.report.failed(now, fx.say === '' ? 'a fault of the host' : fx.say);
-      if (fx.say !== '') this.log('debug', 'uplink: ' + fx.say);
+      if (!this.report.failed(now, fx.say === '' ? 'a fault of the host' : fx.say) && fx.say !== '') this.log('debug', 'uplink: ' + fx.say);
     } else if (fx.say !== '') {
       this.log(fx.level, 'uplink: ' + fx.say);
     }
