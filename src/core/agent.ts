@@ -13,6 +13,7 @@ import { Lane } from './lane';
 import type { Job } from './lane';
 import { scrubbedLog } from './log';
 import { Presence } from './presence';
+import { FailureReport, RetryLadder } from './retry-ladder';
 import { DROPPED_NEW, SampleQueue, TOO_LARGE } from './queue';
 import { createRandom } from './random';
 import { Reconciler } from './reconcile';
@@ -133,6 +134,8 @@ class FeedAgent implements Agent {
   private readonly commands: Commands | null;
   private readonly presence: Presence;
   private readonly lookupJob: Job;
+  /** The lookups after a start that could not reach the service. */
+  private readonly lookupLadder: RetryLadder;
   private readonly sampler: Sampler | null;
   /** The resources warned about once; made at the first warning (a gateway runs thousands of agents that never warn). */
   private warned: Set<number> | null = null;
@@ -170,10 +173,14 @@ class FeedAgent implements Agent {
     const reconciler = (this.reconciler = new Reconciler({ ids: s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], head }));
     const journal = (this.journal = new StorageJournal({ storage: host.storage, queue, overflow: s.overflow, counters, log, head, reconciler }));
     const setAsides = (this.setAsides = new SetAsides({ counters, log, onSetAside: config.onSetAside, scrub: (text) => redact(text, config.token) }));
-    const presence = (this.presence = new Presence({ host, client, ids, counters, log, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS }));
+    // Every retry ladder draws from the one backoff, and says its endpoint's state once (retry-ladder.ts).
+    const backoff = Object.freeze({ baseMs: s.backoffBaseMs, capMs: s.backoffCapMs });
+    const ladder = (name: string, settings = backoff): RetryLadder => new RetryLadder(settings, new FailureReport(name, log), random);
+    const presence = (this.presence = new Presence({ host, client, ids, counters, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS, ladder: ladder('presence read') }));
     const vanished = new Vanished({ host, client, resources, log, random });
     this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log });
-    this.commands = actuators.length === 0 ? null : new Commands({ host, actuators, client, resources, counters, log, lane });
+    this.commands = actuators.length === 0 ? null : new Commands({ host, actuators, client, resources, counters, log, lane, ladder: ladder('command poll') });
+    this.lookupLadder = ladder('resource lookup', { baseMs: s.backoffBaseMs, capMs: config.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS });
     this.lookupJob = { wanted: false, run: () => this.lookup() };
     // Turns in this order: the lookup gates validation; batches and command polls alternate.
     lane.serve(this.commands === null ? [this.lookupJob, this.uplink, presence] : [this.lookupJob, this.uplink, this.commands, presence]);
@@ -205,8 +212,8 @@ class FeedAgent implements Agent {
       throw failure instanceof MissingResourceError ? new ConfigError([failure.message]) : failure;
     }
     if (failure !== null) {
-      this.log('warn', 'resource lookup failed, sampling anyway and retrying: ' + errorText(failure));
-      this.armLookup();
+      this.log('info', 'starting without the resources\' restrictions: sampling anyway, and looking them up again');
+      this.armLookup(failure);
     }
     this.state = 'running';
     this.resources.admit(true);
@@ -348,13 +355,13 @@ class FeedAgent implements Agent {
     if (this.state !== 'running') return;
     const failure = await this.lookupOnce();
     if (failure === null) {
-      this.log('info', 'resource lookup succeeded');
+      this.lookupLadder.succeed(this.host.now());
       return;
     }
     const missing = failure instanceof MissingResourceError;
-    this.log(missing ? 'error' : 'warn', 'resource lookup: ' + errorText(failure));
+    if (missing) this.log('error', 'resource lookup: ' + errorText(failure));
     // stop() may have come while the lookup was out: it cleared the timer, so nothing may arm it again.
-    if (!missing && this.state === 'running') this.armLookup();
+    else if (this.state === 'running') this.armLookup(failure);
   }
 
   /** Reads the resources once: null when that succeeded, else what failed (kept as the last error). */
@@ -368,8 +375,9 @@ class FeedAgent implements Agent {
     }
   }
 
-  private armLookup(): void {
-    this.lookupTimer = this.host.setTimer(this.config.lookupRetryMs ?? DEFAULT_LOOKUP_RETRY_MS, () => {
+  /** The lookup failed: it goes again after its backoff. */
+  private armLookup(failure: unknown): void {
+    this.lookupTimer = this.host.setTimer(this.lookupLadder.fail(this.host.now(), errorText(failure)), () => {
       this.lookupTimer = null;
       this.lane.want(this.lookupJob);
     });

@@ -17,6 +17,7 @@ import type { Resources } from './resources';
 import type { Feed } from './wire';
 import { errorText } from './errors';
 import { Alarm } from './alarm';
+import type { RetryLadder } from './retry-ladder';
 
 export interface CommandsParts {
   host: Host;
@@ -26,6 +27,8 @@ export interface CommandsParts {
   counters: Counters;
   log: Log;
   lane: Lane;
+  /** The polls' retry ladder: a failed poll puts the next off by its backoff, and says so once. */
+  ladder: RetryLadder;
 }
 
 export class Commands implements Job {
@@ -37,6 +40,7 @@ export class Commands implements Job {
   private readonly counters: Counters;
   private readonly log: Log;
   private readonly lane: Lane;
+  private readonly ladder: RetryLadder;
   /** id_resource_feed of the last command seen per actuator; -1 until the first poll answered. */
   private readonly lastId: Float64Array;
   private readonly nextAt: Float64Array;
@@ -56,6 +60,7 @@ export class Commands implements Job {
     this.counters = parts.counters;
     this.log = parts.log;
     this.lane = parts.lane;
+    this.ladder = parts.ladder;
     this.lastId = new Float64Array(actuators.length).fill(-1);
     this.nextAt = new Float64Array(actuators.length);
     this.due = new Uint8Array(actuators.length);
@@ -95,10 +100,14 @@ export class Commands implements Job {
       feeds = await this.client.lastFeeds(ids, { silent: true });
     } catch (e) {
       this.counters.lastError = errorText(e);
-      this.log('warn', 'command poll: ' + errorText(e));
+      const now = this.host.now();
+      // The actuators it asked for wait out the backoff, however short their period.
+      const retryAt = now + this.ladder.fail(now, errorText(e));
+      for (let j = 0; j < which.length; j++) this.nextAt[which[j]] = Math.max(this.nextAt[which[j]], retryAt);
       this.arm();
       return;
     }
+    this.ladder.succeed(this.host.now());
     for (let j = 0; j < which.length; j++) this.received(which[j], feeds[j]);
     this.arm();
   }

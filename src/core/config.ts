@@ -45,7 +45,7 @@ export interface UplinkConfig {
   stringBytes: number;
   /** Per-request timeout, enforced by the host adapter. */
   timeoutMs: number;
-  /** Backoff after a transient failure: a delay drawn from [0, min(cap, base·2^attempt)). */
+  /** Backoff after a failure: a delay drawn from [c/2, c), c = min(cap, base·2^attempt) (backoff.ts). */
   backoffBaseMs: number;
   backoffCapMs: number;
   /** While the token is refused (401/403), sending is retried this rarely. */
@@ -120,7 +120,10 @@ export interface AgentConfig {
    * the resources stay alive. Default: half of the shortest `lifetime` among its resources, else 5 min.
    */
   presenceMs?: number;
-  /** How often the start-up lookup of the resources is retried while the service is unreachable. */
+  /**
+   * The longest wait between tries of the start-up lookup of the resources while the service is
+   * unreachable: they back off from `uplink.backoffBaseMs` up to this. Default 30 s.
+   */
   lookupRetryMs?: number;
   /**
    * start() does not reject when the service refuses the token: the agent starts, keeps every sample it

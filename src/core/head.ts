@@ -1,19 +1,17 @@
 // The head of the queue: the batch the uplink works on and what is known about it, in one explicit
-// state (docs/architecture.md, "The head of the queue"), and the one owner of delivery state: the
-// attempt count behind the backoff, when the next request may go, whether that wait is firm, when a
-// read-back can rule a batch out, whether stop() drains, and the queue's lock. It holds the lock over
-// every sample it reasons about (a batch out, a batch whose outcome is unknown, the range a refused
-// element hides in), so that an overflow eviction, which takes only unlocked samples, cannot move what
-// an index points at. Every change of it is one row of RULES (rules.ts), for an answer or for one of
-// the agent's own moves, applied column by column in `apply`; the uplink carries out the step.
+// state (docs/architecture.md, "The head of the queue"). It keeps the current Delivery (step.ts) and the
+// queue's lock: it holds the lock over every sample it reasons about (a batch out, a batch whose outcome
+// is unknown, the range a refused element hides in), so that an overflow eviction, which takes only
+// unlocked samples, cannot move what an index points at. Every change of it is one step, for an answer or
+// for one of the agent's own moves; the samples the step lets go leave the queue here, and the uplink
+// carries out the rest of its effects.
 import type { Host } from './host';
 import type { SampleQueue } from './queue';
-import type { EngineEvent, Outcome, Rule, State, Wait } from './rules';
-import { ruleFor } from './rules';
+import type { EngineEvent, Outcome, State } from './rules';
 import type { UplinkConfig } from './config';
 import { settleMs } from './config';
-import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
-import type { Ladder } from './backoff';
+import type { Delivery, Effects, StepSettings } from './step';
+import { firstDelivery, step } from './step';
 import { BatchBody } from './batch-body';
 
 /** What an answer brings beyond its outcome (outcomes.ts), as far as the rules need it. */
@@ -22,18 +20,8 @@ export interface Answer {
   element: number;
   /** `throttled`: the service's Retry-After in ms. */
   retryAfterMs: number;
-  /** What the service said: why an isolated element is set aside. */
+  /** What the service said: why an isolated element is set aside, what the log says. */
   reason: string;
-}
-
-/** What the uplink carries out after an answer: the rule, on the `n` samples the request carried. */
-export interface Decision {
-  rule: Rule;
-  outcome: Outcome;
-  from: State;
-  n: number;
-  /** `pause`: the head was paused for the same outcome before this try. */
-  again: boolean;
 }
 
 const NO_ANSWER: Answer = Object.freeze({ element: -1, retryAfterMs: -1, reason: '' });
@@ -46,60 +34,59 @@ export interface HeadParts {
 }
 
 export class Head {
-  state: State = 'idle';
-  /** Samples at the head this state reasons about, all of them locked; 0 in idle and paused. */
-  count = 0;
-  /** Isolating: the index of the refused element when the service named it, else -1 (it is among `count`). */
-  bad = -1;
-  /** Isolating: why the service refused it. */
-  reason = '';
-  /** The samples of the request whose answer comes next: the batch sent, or read back. */
-  out = 0;
-  /** No request before this time. */
-  at = 0;
-  /** `at` holds for flush() and stop() too: Retry-After, a pause. */
-  firm = false;
-  /** The outcome behind the last answer: why the head pauses, or waits. */
-  why: Outcome = 'acknowledged';
-  /** A request failed and nothing was acknowledged since: the next one goes as soon as `at` allows. */
-  retrying = false;
-  /** stop() drains: the queue goes as soon as `at` allows, a read-back at once. */
-  draining = false;
-  /** Unknown: a read-back made from this time on can rule out that the service still stores the batch. */
-  settledAt = 0;
-  /** Backoff waits drawn since the last success: the exponent of the next one. */
-  attempt = 0;
-  /** When the first failure since the last success came: no backoff is longer than the failing lasted. */
-  failingSince = -1;
-  /** Current batch size: the configured one, halved by every 413. */
-  limit: number;
-
+  /** What is known now; replaced whole by every step. */
+  private d: Delivery;
   private readonly queue: SampleQueue;
   private readonly body: BatchBody;
-  private readonly ladder: Ladder;
-  private readonly settleMs: number;
-  private readonly authRetryMs: number;
-  private readonly startJitterMs: number;
+  private readonly settings: StepSettings;
 
   constructor(parts: HeadParts) {
     const s = parts.settings;
     this.queue = parts.queue;
     this.body = new BatchBody(parts.queue, parts.clock);
-    this.limit = s.batch;
-    this.ladder = { baseMs: s.backoffBaseMs, capMs: s.backoffCapMs };
-    this.settleMs = settleMs(s);
-    this.authRetryMs = s.authRetryMs;
-    this.startJitterMs = s.startJitterMs;
+    this.d = firstDelivery(s.batch);
+    this.settings = Object.freeze({ ladder: Object.freeze({ baseMs: s.backoffBaseMs, capMs: s.backoffCapMs }), settleMs: settleMs(s), authRetryMs: s.authRetryMs, startJitterMs: s.startJitterMs });
+  }
+
+  get state(): State {
+    return this.d.state;
+  }
+  get count(): number {
+    return this.d.count;
+  }
+  get reason(): string {
+    return this.d.reason;
+  }
+  get at(): number {
+    return this.d.at;
+  }
+  get firm(): boolean {
+    return this.d.firm;
+  }
+  /** A request failed and nothing was acknowledged since. */
+  get retrying(): boolean {
+    return this.d.retrying;
+  }
+  get draining(): boolean {
+    return this.d.draining;
+  }
+  get limit(): number {
+    return this.d.limit;
+  }
+  /** The whole of what is known, for a test to compare. */
+  get delivery(): Delivery {
+    return this.d;
   }
 
   /** Paused because the token was refused. */
   get authRefused(): boolean {
-    return this.state === 'paused' && this.why === 'auth refused';
+    return this.d.state === 'paused' && this.d.why === 'auth refused';
   }
 
   /** Isolation has pinned the refused element down to the first sample: set it aside without sending it again. */
   get pinned(): boolean {
-    return this.state === 'isolating' && (this.bad === 0 || (this.bad < 0 && this.count === 1));
+    const d = this.d;
+    return d.state === 'isolating' && (d.bad === 0 || (d.bad < 0 && d.count === 1));
   }
 
   /**
@@ -107,18 +94,19 @@ export class Head {
    * isolated or paused, a request failed since the last success, or stop() drains.
    */
   get eager(): boolean {
-    return this.state !== 'idle' || this.retrying || this.draining;
+    return this.d.state !== 'idle' || this.d.retrying || this.d.draining;
   }
 
   /** A read-back made now can decide "not stored". */
   settled(now: number): boolean {
-    return now >= this.settledAt;
+    return now >= this.d.settledAt;
   }
 
   /** How many samples the next batch carries: the prefix before a refused element, or a half, at most `limit`. */
   nextCount(): number {
-    if (this.state === 'isolating') return Math.min(this.bad > 0 ? this.bad : Math.floor(this.count / 2), this.limit);
-    return Math.min(this.queue.length, this.limit);
+    const d = this.d;
+    if (d.state === 'isolating') return Math.min(d.bad > 0 ? d.bad : Math.floor(d.count / 2), d.limit);
+    return Math.min(this.queue.length, d.limit);
   }
 
   /** The first flush after start: not before the start jitter (`draw` of `startJitterMs`), nor a restored batch's wait. */
@@ -158,108 +146,19 @@ export class Head {
     this.apply('drain', 0, NO_ANSWER, now, 0);
   }
 
-  /** What came back for the request out: the one change of the head after an answer. `draw`: this attempt's jitter. */
-  answer(outcome: Outcome, answer: Answer, now: number, draw: number): Decision {
+  /** What came back for the request out: its effects, for the uplink to carry out. `draw`: this attempt's jitter. */
+  answer(outcome: Outcome, answer: Answer, now: number, draw: number): Effects {
     // Only a read made once the service had time to finish can rule the batch out (hole 1 of issue 22).
-    if (outcome === 'read not stored' && !this.settled(now)) throw new Error('delivery: a read-back made before ' + this.settledAt + ' decided "not stored"');
-    const from = this.state;
-    const n = this.out;
-    const rule = this.apply(outcome, n, answer, now, draw);
-    const again = this.why === outcome;
-    this.why = outcome;
-    return { rule, outcome, from, n, again };
+    if (outcome === 'read not stored' && !this.settled(now)) throw new Error('delivery: a read-back made before ' + this.d.settledAt + ' decided "not stored"');
+    return this.apply(outcome, this.d.out, answer, now, draw);
   }
 
-  /** The row of RULES for `event` in this state, applied column by column; `n`: the samples the event concerns. */
-  private apply(event: EngineEvent, n: number, answer: Answer, now: number, draw: number): Rule {
-    const rule = ruleFor(this.state, event);
-    if (rule.attempt === 'reset') {
-      this.attempt = 0;
-      this.failingSince = -1;
-    } else if (rule.fails && this.failingSince < 0) {
-      this.failingSince = now;
-    }
-    if (rule.drains) this.draining = true;
-    this.wait(rule.wait, answer, now, draw);
-    if (rule.attempt === 'raise') this.attempt++;
-    if (rule.retrying !== 'keep') this.retrying = rule.retrying === 'set';
-    // What the step does to the head's own data; the rest of it is the uplink's to carry out.
-    if (rule.step === 'acknowledge') this.queue.shift(n);
-    else if (rule.step === 'set aside') this.queue.shift(1);
-    else if (rule.step === 'halve') this.limit = Math.max(1, Math.floor(n / 2));
-    else if (rule.step === 'read back') this.settledAt = now + (rule.wait === 'settle' ? this.settleMs : 0);
-    else if (rule.step === 'send') this.out = n;
-    this.hold(rule, event, n, answer);
-    this.state = rule.to;
-    this.queue.lock(this.count);
-    return rule;
-  }
-
-  /** The `holds` column: which samples the head holds in its next state. */
-  private hold(rule: Rule, event: EngineEvent, n: number, answer: Answer): void {
-    switch (rule.holds) {
-      case 'none':
-        this.count = 0;
-        this.bad = -1;
-        break;
-      case 'batch':
-        this.count = n;
-        this.out = n;
-        this.bad = -1;
-        break;
-      case 'named': {
-        const named = event !== 'refused unnamed';
-        if (named && !(answer.element >= 0 && answer.element < n)) throw new Error('delivery: element ' + answer.element + ' refused in a batch of ' + n);
-        this.count = named ? answer.element + 1 : n;
-        this.bad = named ? answer.element : -1;
-        this.reason = answer.reason;
-        break;
-      }
-      case 'rest':
-        // A prefix before the refused element went through: it is in the rest.
-        this.count -= n;
-        if (this.bad > 0) this.bad -= n;
-        break;
-      case 'same':
-        break;
-    }
-  }
-
-  /** The `wait` column: `at`, and whether it is firm. */
-  private wait(wait: Wait, answer: Answer, now: number, draw: number): void {
-    switch (wait) {
-      case 'now':
-        this.at = now;
-        this.firm = false;
-        break;
-      case 'backoff':
-        this.at = now + backoffDelay(this.ladder, this.attempt, now - this.failingSince, draw);
-        this.firm = false;
-        break;
-      case 'retry-after':
-        this.at = now + Math.max(backoffDelay(this.ladder, this.attempt, now - this.failingSince, draw), Math.min(answer.retryAfterMs, MAX_RETRY_AFTER_MS));
-        this.firm = true;
-        break;
-      case 'settle':
-        // stop() does not wait out the read-back's window; what the early read cannot decide goes again, counted.
-        this.at = this.draining ? now : now + this.settleMs;
-        this.firm = false;
-        break;
-      case 'auth':
-        this.at = now + this.authRetryMs;
-        this.firm = true;
-        break;
-      case 'start':
-        this.at = Math.max(this.at, now + Math.floor(draw * this.startJitterMs));
-        break;
-      case 'ends':
-        if (!this.firm && this.at > now) this.at = now;
-        break;
-      case 'ends, even firm':
-        if (this.at > now) this.at = now;
-        break;
-      case 'as before':
-        break;
-    }
+  /** One step; the samples it lets go leave the queue, and the lock follows what the head now holds. */
+  private apply(event: EngineEvent, n: number, answer: Answer, now: number, draw: number): Effects {
+    const t = step(this.d, event, { n, element: answer.element, retryAfterMs: answer.retryAfterMs, reason: answer.reason, now, draw }, this.settings);
+    this.d = t.next;
+    if (t.effects.leave > 0) this.queue.shift(t.effects.leave);
+    this.queue.lock(t.next.count);
+    return t.effects;
   }
 }

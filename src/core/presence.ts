@@ -1,12 +1,13 @@
 // Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
 // request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
 // for `presenceMs`, this makes one authenticated read of every resource (operation 2).
-import type { Host, Log } from './host';
+import type { Host } from './host';
 import { Alarm } from './alarm';
 import type { FeedClient } from './client';
 import type { Counters } from './counters';
 import type { Job, Lane } from './lane';
 import { errorText } from './errors';
+import type { RetryLadder } from './retry-ladder';
 
 export interface PresenceParts {
   host: Host;
@@ -14,10 +15,11 @@ export interface PresenceParts {
   /** The resources it keeps present. */
   ids: readonly number[];
   counters: Counters;
-  log: Log;
   lane: Lane;
   /** The first `presenceMs`. */
   intervalMs: number;
+  /** A failed read is tried again after its backoff, and said once. */
+  ladder: RetryLadder;
 }
 
 export class Presence implements Job {
@@ -28,18 +30,18 @@ export class Presence implements Job {
   private readonly client: FeedClient;
   private readonly ids: readonly number[];
   private readonly counters: Counters;
-  private readonly log: Log;
   private readonly lane: Lane;
   private readonly alarm: Alarm;
+  private readonly ladder: RetryLadder;
 
   constructor(parts: PresenceParts) {
     this.host = parts.host;
     this.client = parts.client;
     this.ids = parts.ids;
     this.counters = parts.counters;
-    this.log = parts.log;
     this.lane = parts.lane;
     this.intervalMs = parts.intervalMs;
+    this.ladder = parts.ladder;
     this.alarm = new Alarm(parts.host, () => {
       if (this.host.now() - this.lastPresenceAt >= this.intervalMs) this.lane.want(this);
       else this.arm();
@@ -70,12 +72,13 @@ export class Presence implements Job {
     if (!this.alarm.running) return;
     try {
       await this.client.getResources(this.ids);
+      this.ladder.succeed(this.host.now());
       this.seen();
     } catch (e) {
       this.counters.lastError = errorText(e);
-      this.log('warn', 'presence read: ' + errorText(e));
-      // Try again after a fraction of the interval rather than a whole one: presence is about to lapse.
-      this.lastPresenceAt = this.host.now() - this.intervalMs + Math.ceil(this.intervalMs / 4);
+      // Presence is about to lapse: tried again after the backoff, at most a quarter of the interval away.
+      const now = this.host.now();
+      this.lastPresenceAt = now - this.intervalMs + Math.min(this.ladder.fail(now, errorText(e)), Math.ceil(this.intervalMs / 4));
     }
     this.arm();
   }

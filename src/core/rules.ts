@@ -75,7 +75,8 @@ export type Holds = 'none' | 'batch' | 'named' | 'rest' | 'same';
 /**
  * No request before: `now`; now + `backoff` (this attempt's jittered delay); now + `settle` (after a
  * timeout, until a read-back can rule the batch out; at once while stop() drains); now + `auth`
- * (`authRetryMs`, firm); now + the service's `retry-after`, never less than the backoff (firm);
+ * (`authRetryMs`, never less than the backoff; firm); now + the service's `retry-after`, never less than
+ * the backoff (firm);
  * `start`: not before the start jitter; `as before`; `ends`: a wait that is not firm ends now; `ends,
  * even firm`. A firm wait is one flush() honours too.
  */
@@ -112,6 +113,7 @@ function rule(to: State, holds: Holds, step: Step, wait: Wait, flags: Flags = {}
 }
 
 const FAILING: Flags = Object.freeze({ retrying: 'set', fails: true });
+const PAUSING: Flags = Object.freeze({ ...FAILING, attempt: 'raise' });
 
 /** The answers to a batch out; `isolating`: the batch is a prefix or half of an isolation, which goes on after a wait. */
 function answers(isolating: boolean): Readonly<Partial<Record<EngineEvent, Rule>>> {
@@ -129,9 +131,9 @@ function answers(isolating: boolean): Readonly<Partial<Record<EngineEvent, Rule>
     'unknown after reset': rule('unknown', 'batch', 'read back', 'now', { ...FAILING, ambiguous: true, retry: true }),
     'unknown after timeout': rule('unknown', 'batch', 'read back', 'settle', { ...FAILING, ambiguous: true, retry: true }),
     'unknown unreadable': rule(stay, kept, 'back off', 'backoff', { ...FAILING, ambiguous: true, unresolved: true, retry: true, attempt: 'raise' }),
-    'auth refused': rule('paused', 'none', 'pause', 'auth', FAILING),
-    'refused request': rule('paused', 'none', 'pause', 'auth', FAILING),
-    'redirected': rule('paused', 'none', 'pause', 'auth', FAILING),
+    'auth refused': rule('paused', 'none', 'pause', 'auth', PAUSING),
+    'refused request': rule('paused', 'none', 'pause', 'auth', PAUSING),
+    'redirected': rule('paused', 'none', 'pause', 'auth', PAUSING),
   };
 }
 
@@ -164,8 +166,10 @@ export const RULES: Readonly<Record<State, Readonly<Partial<Record<EngineEvent, 
   }),
   unknown: Object.freeze({
     'read stored': rule('idle', 'none', 'acknowledge', 'now', { retrying: 'clear', attempt: 'reset' }),
-    'read not stored': rule('idle', 'none', 'send again', 'now', { retrying: 'set' }),
-    'read undecided': rule('idle', 'none', 'send again', 'now', { retrying: 'set', unresolved: true }),
+    // The batch goes again after the backoff: in a partial outage (writes reset, reads answered) the cycle
+    // of a send and its read-back would otherwise never wait.
+    'read not stored': rule('idle', 'none', 'send again', 'backoff', { retrying: 'set', attempt: 'raise' }),
+    'read undecided': rule('idle', 'none', 'send again', 'backoff', { retrying: 'set', unresolved: true, attempt: 'raise' }),
     'read unreached': rule('unknown', 'same', 'read again', 'backoff', { ...FAILING, retry: true, attempt: 'raise' }),
     'read failed': rule('idle', 'none', 'back off', 'backoff', { ...FAILING, unresolved: true, retry: true, attempt: 'raise' }),
     'host fault': rule('idle', 'none', 'back off', 'backoff', { ...FAILING, unresolved: true, attempt: 'raise' }),

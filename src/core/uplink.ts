@@ -13,12 +13,14 @@ import { Alarm } from './alarm';
 import type { UplinkConfig } from './config';
 import type { BatchAnswer, FeedClient } from './client';
 import type { Counters } from './counters';
-import type { Head, Decision } from './head';
+import type { Head } from './head';
 import type { Job, Lane } from './lane';
 import type { Presence } from './presence';
 import type { SampleQueue } from './queue';
 import type { Reconciler } from './reconcile';
 import type { Outcome } from './rules';
+import type { Effects } from './step';
+import { FailureReport } from './retry-ladder';
 import type { SetAsides } from './set-aside';
 import type { StorageJournal } from './storage-journal';
 import type { Vanished } from './vanished';
@@ -62,6 +64,8 @@ export class Uplink implements Job {
   private readonly random: () => number;
   private readonly lane: Lane;
   private readonly log: Log;
+  /** The batches' endpoint, said when it starts failing, keeps failing, and recovers. */
+  private readonly report: FailureReport;
   /** The lane started a run that has not ended: from then until its answer is handled, nothing else is planned. */
   private busy = false;
   private lastSendAt: number;
@@ -93,6 +97,7 @@ export class Uplink implements Job {
     this.random = parts.random;
     this.lane = parts.lane;
     this.log = parts.log;
+    this.report = new FailureReport('uplink', parts.log);
     this.lastSendAt = parts.host.now();
     this.alarm = new Alarm(parts.host, () => this.schedule());
     this.lookups = new Alarm(parts.host, () => this.lane.want(this));
@@ -239,58 +244,35 @@ export class Uplink implements Job {
     this.carryOut(this.decide(classifyReadBack(error === null, verdict, e, settled), e), null, e);
   }
 
-  /** The head takes the answer: its row of RULES. */
-  private decide(outcome: Outcome, e: FeedError | null): Decision {
+  /** The head takes the answer: one step. */
+  private decide(outcome: Outcome, e: FeedError | null): Effects {
     // A 413 for a batch of one refuses its element 0, which names no index.
     const answer = e === null ? { element: -1, retryAfterMs: -1, reason: '' } : { element: Math.max(0, e.elementIndex), retryAfterMs: e.retryAfterMs, reason: e.message };
     return this.head.answer(outcome, answer, this.host.now(), this.random());
   }
 
-  /** Carries the step of a decision out: counts, reports, set-asides; the head has moved already. */
-  private carryOut(d: Decision, answer: BatchAnswer | null, e: FeedError | null): void {
-    const { rule, n } = d;
-    const readBack = d.from === 'unknown';
-    const message = e === null ? '' : e.message;
-    if (e !== null) this.counters.lastError = message;
-    if (rule.ambiguous) this.counters.ambiguous += n;
-    if (rule.unresolved) this.counters.unresolved += n;
-    if (rule.retry) this.counters.retries++;
-    switch (rule.step) {
-      case 'acknowledge':
-        if (readBack) this.reconciled(n);
-        else this.delivered(n, answer as BatchAnswer);
-        break;
-      case 'gone':
-        // Looked up before anything is set aside; the samples before its first one go on meanwhile.
-        this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), message);
-        break;
-      case 'isolate':
-        break;
-      case 'halve':
-        this.log('warn', 'the service found ' + n + ' samples too large; batches now hold at most ' + this.head.limit);
-        break;
-      case 'pause':
-        // A redirect is said once, naming its Location; the tries every `authRetryMs` after it say nothing new.
-        this.log(d.outcome === 'redirected' && d.again ? 'debug' : 'error', 'uplink paused: ' + message);
-        // stop() tried once at once: the service still refuses, so what is queued stays (in durable storage, if any).
-        if (this.head.draining) this.finishDrain();
-        break;
-      case 'send again':
-        this.log(rule.unresolved ? 'warn' : 'info', 'uplink: the ' + n + ' samples whose outcome was unknown ' + (rule.unresolved
-          ? 'may or may not have been stored (the read-back cannot tell); sending them again' : 'were not stored; sending them again'));
-        break;
-      default:
-        // read back, read again, back off
-        if (readBack) {
-          this.log('warn', 'uplink: reading back ' + n + ' samples whose outcome was unknown failed, ' +
-            (rule.step === 'read again' ? 'trying again: ' : 'sending them again: ') + (e === null ? 'a fault of the host' : message));
-        } else if (e !== null) {
-          this.log('warn', 'uplink: ' + message + (!rule.ambiguous ? '' : rule.step === 'read back'
-            ? ' (outcome unknown: ' + n + ' samples are read back before they are sent again)'
-            : ' (outcome unknown: ' + n + ' samples may arrive twice)'));
-        }
+  /** Carries out a step's effects: counts, reports, set-asides, the log; the head has moved already. */
+  private carryOut(fx: Effects, answer: BatchAnswer | null, e: FeedError | null): void {
+    const now = this.host.now();
+    if (e !== null) this.counters.lastError = e.message;
+    this.counters.ambiguous += fx.ambiguous;
+    this.counters.unresolved += fx.unresolved;
+    if (fx.retried) this.counters.retries++;
+    if (fx.stored === 'answered') this.delivered(fx.leave, answer as BatchAnswer);
+    else if (fx.stored === 'found') this.reconciled(fx.leave);
+    // Looked up before anything is set aside; the samples before its first one go on meanwhile.
+    if (fx.suspect) this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), (e as FeedError).message);
+    if (fx.stored !== 'no') this.report.recovered(now);
+    // A failing endpoint is said when its state changes (retry-ladder.ts); each try only at debug.
+    if (fx.failing && !fx.paused) {
+      this.report.failed(now, fx.say === '' ? 'a fault of the host' : fx.say);
+      if (fx.say !== '') this.log('debug', 'uplink: ' + fx.say);
+    } else if (fx.say !== '') {
+      this.log(fx.level, 'uplink: ' + fx.say);
     }
-    if (rule.fails && (rule.step === 'pause' || !this.head.draining)) this.settleWaiters(false);
+    // stop() tried once at once: the service still refuses, so what is queued stays (in durable storage, if any).
+    if (fx.paused && this.head.draining) this.finishDrain();
+    if (fx.failing && (fx.paused || !this.head.draining)) this.settleWaiters(false);
   }
 
   /** The service stored the batch (its refused elements were set aside already). */
@@ -306,7 +288,6 @@ export class Uplink implements Job {
   private reconciled(n: number): void {
     this.counters.reconciled += n;
     this.counters.sent += n;
-    this.log('info', 'uplink: the ' + n + ' samples whose outcome was unknown were stored; not sending them again');
     this.left(n);
   }
 

@@ -13,8 +13,8 @@
 import type { Host, Log } from './host';
 import type { FeedClient } from './client';
 import type { Resources } from './resources';
-import { backoffDelay } from './backoff';
 import type { Ladder } from './backoff';
+import { FailureReport, RetryLadder } from './retry-ladder';
 import { FeedError, errorText } from './errors';
 
 /** A 404 for a resource a lookup found within this long blames the element. */
@@ -40,12 +40,11 @@ export class Vanished {
   private readonly log: Log;
   private readonly random: () => number;
   /**
-   * The suspect and gone resources, and per resource: failed lookups since it turned suspect or gone,
-   * when the service first said it was gone, the next lookup's time.
+   * The suspect and gone resources, and per resource: its lookups' retry ladder (a suspect's, then a
+   * gone one's from the first rung), the next lookup's time.
    */
   private readonly ids: number[] = [];
-  private readonly attempts: number[] = [];
-  private readonly since: number[] = [];
+  private readonly ladders: RetryLadder[] = [];
   private readonly nextAt: number[] = [];
   /** Resources a lookup found after a 404, and when: a 404 for them in the next minute blames the element. */
   private readonly found: number[] = [];
@@ -97,8 +96,7 @@ export class Vanished {
     if (this.isHeld(resource)) return;
     const now = this.host.now();
     this.ids.push(resource);
-    this.attempts.push(0);
-    this.since.push(now);
+    this.ladders.push(new RetryLadder(SUSPECT, new FailureReport('lookup of resource ' + resource, this.log), this.random));
     this.nextAt.push(now);
     this.log('warn', 'resource ' + resource + ' may be gone (' + reason + '): its samples wait while it is looked up');
   }
@@ -119,8 +117,7 @@ export class Vanished {
     const wasGone = this.isGone(id);
     this.resources.setGone(id, false);
     this.ids.splice(j, 1);
-    this.attempts.splice(j, 1);
-    this.since.splice(j, 1);
+    this.ladders.splice(j, 1);
     this.nextAt.splice(j, 1);
     const f = this.found.indexOf(id);
     if (f >= 0) {
@@ -139,14 +136,13 @@ export class Vanished {
     const confirmed = gone && !this.isGone(id);
     if (confirmed) {
       // Gone: its own ladder, from the first rung.
-      this.attempts[k] = 0;
+      this.ladders[k] = new RetryLadder(GONE, null, this.random);
       this.resources.setGone(id, true);
     }
     const now = this.host.now();
-    const wait = backoffDelay(this.isGone(id) ? GONE : SUSPECT, this.attempts[k]++, now - this.since[k], this.random());
+    const wait = this.ladders[k].fail(now, errorText(e));
     this.nextAt[k] = now + wait;
     if (confirmed) this.log('warn', 'resource ' + id + ' is gone: its samples are set aside until it is back; looking it up again in ' + Math.ceil(wait / 1000) + ' s');
-    else if (!gone) this.log('warn', 'looking up resource ' + id + ' again: ' + errorText(e));
     return confirmed;
   }
 }

@@ -53,13 +53,10 @@ export class ModbusIn {
     const generation = ++this.generation;
     polls.forEach((poll, i) => {
       let failures = 0;
-      let failingSince = 0;
       const tick = async (): Promise<void> => {
         if (this.stopped || generation !== this.generation) return;
         const ok = await this.poll(poll);
-        const now = performance.now();
-        if (!ok && failures === 0) failingSince = now;
-        const wait = ok ? poll.input.everyMs : Math.max(poll.input.everyMs, backoffDelay(RETRY, failures, now - failingSince, Math.random()));
+        const wait = ok ? poll.input.everyMs : Math.max(poll.input.everyMs, backoffDelay(RETRY, failures, Math.random()));
         failures = ok ? 0 : failures + 1;
         if (!this.stopped && generation === this.generation) this.timers[i] = setTimeout(tick, wait);
       };
@@ -234,7 +231,7 @@ class Peer {
   private backOff(): void {
     const now = performance.now();
     if (this.downSince < 0) this.downSince = now;
-    this.nextTryAt = now + backoffDelay(RETRY, this.attempt++, now - this.downSince, Math.random());
+    this.nextTryAt = now + backoffDelay(RETRY, this.attempt++, Math.random());
   }
 
   private address(): string {

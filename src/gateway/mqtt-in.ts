@@ -282,7 +282,7 @@ export class MqttIn {
     const now = performance.now();
     if (this.downSince < 0) this.downSince = now;
     // mqtt.js takes a period of 0 as "never reconnect".
-    const wait = Math.max(100, backoffDelay(RECONNECT, this.attempt++, now - this.downSince, Math.random()));
+    const wait = Math.max(100, backoffDelay(RECONNECT, this.attempt++, Math.random()));
     const c = this.client as unknown as { options: IClientOptions; reconnectTimer: unknown; _clearReconnect(): void; _setupReconnect(): void };
     c.options.reconnectPeriod = wait;
     if (c.reconnectTimer) {

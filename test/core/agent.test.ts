@@ -281,7 +281,7 @@ describe('reconciliation', () => {
     expect(agent.stats()).toMatchObject({ ambiguous: 5, reconciled: 5, unresolved: 0, sent: 5, batches: 0, queued: 0 });
   });
 
-  it('after a reset reads back at once, and sends again what the read shows was not stored, counted nowhere else', async () => {
+  it('after a reset reads back at once, and sends again after the first backoff what the read shows was not stored, counted nowhere else', async () => {
     const { agent, service, clock } = setup();
     await agent.start();
     fill(agent, 3);
@@ -289,6 +289,11 @@ describe('reconciliation', () => {
     void agent.flush();
     await clock.advance(0);
     expect(readBacks(service).map((r) => r.at)).toEqual([0]);
+    // The backoff's first wait, [backoffBaseMs / 2, backoffBaseMs): a send and its read-back never loop without one.
+    await clock.advance(499);
+    expect(service.stored(1)).toEqual([]);
+    await clock.advance(501);
+    expect(posts(service).map((r) => r.at)).toEqual([0, expect.toSatisfy((t: number) => t >= 500 && t < 1_000)]);
     expect(service.stored(1)).toEqual([0, 1, 2]);
     expect(agent.stats()).toMatchObject({ ambiguous: 3, reconciled: 0, unresolved: 0, queued: 0 });
   });
@@ -387,7 +392,8 @@ describe('reconciliation', () => {
     await clock.advance(1_000);
     expect(await first).toBe(false);
     const done = agent.flush();
-    await clock.advance(0);
+    // Read back at once; sent again after the backoff's first wait.
+    await clock.advance(1_000);
     expect(await done).toBe(true);
     expect(readBacks(service).map((r) => r.at)).toEqual([1_000]);
     expect(service.stored(1)).toEqual([0, 1, 2]);
@@ -636,16 +642,30 @@ describe('start-up and presence', () => {
     await expect(agent.start()).rejects.toThrow(/401/);
   });
 
-  it('samples while the service is unreachable at start, and retries the lookup', async () => {
+  it('samples while the service is unreachable at start, and retries the lookup on the backoff, up to lookupRetryMs apart', async () => {
     const { agent, service, clock } = setup({ sensors: [{ resource: 3, every: 1_000, read: () => 500 }], lookupRetryMs: 9_500, resources: [] });
     service.unreachable = true;
     await agent.start();
-    await clock.advance(5_000);
-    expect(agent.stats().accepted).toBe(6);
+    await clock.advance(20_000);
+    expect(agent.stats().accepted).toBe(21);
+    const lookups = (): number[] => service.requests.filter((r) => r.method === 'GET' && !r.silent).map((r) => r.at);
+    const tried = lookups();
+    // The ladder's k-th wait is at least half of min(9.5 s, 1 s·2^k) and shorter than it.
+    for (let k = 1; k < tried.length; k++) {
+      const ceiling = Math.min(9_500, 1_000 * 2 ** (k - 1));
+      expect(tried[k] - tried[k - 1]).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(tried[k] - tried[k - 1]).toBeLessThan(ceiling);
+    }
     service.unreachable = false;
-    // The lookup is retried at 9.5 s; from then on the restriction is known and 500 is outside 0..100.
-    await clock.advance(7_000);
-    expect(agent.stats()).toMatchObject({ accepted: 10, rejectedInvalid: 3 });
+    await clock.advance(10_000);
+    // The next lookup came within lookupRetryMs and succeeded: from then on 500 is outside 0..100.
+    const found = lookups().filter((t) => t > 20_000)[0];
+    expect(found - 20_000).toBeLessThan(9_500);
+    const { accepted, rejectedInvalid } = agent.stats();
+    expect(accepted + rejectedInvalid).toBe(31);
+    // The samples of each second from the lookup's answer on; the one of its very ms either way.
+    expect(rejectedInvalid - Math.floor((30_000 - found) / 1_000)).toBeGreaterThanOrEqual(0);
+    expect(rejectedInvalid - Math.floor((30_000 - found) / 1_000)).toBeLessThanOrEqual(1);
   });
 
   it('keeps presence alive with a non-silent read when nothing else reached the service', async () => {

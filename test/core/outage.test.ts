@@ -1,7 +1,8 @@
-// After an outage of N seconds the agent tries again within max(backoffBaseMs, min(backoffCapMs, N)) of
-// its end, at the default settings (docs/architecture.md, "What counts as an attempt"): the backoff's
-// ceiling never passes how long the failing has lasted, and a read-back raises the attempt count only
-// when it fails. Before, 20 s of 500s or 10 s of resets could leave a device waiting up to the 120 s cap.
+// After an outage of N seconds the agent tries again within min(backoffCapMs, 2N + backoffBaseMs) of its
+// end, at the default settings (docs/architecture.md, "What counts as an attempt"): every wait is at least
+// half its ceiling, so the waits before the last add up to half of it, and a read-back raises the attempt
+// count only when it fails. With full jitter, 20 s of 500s or 10 s of resets could once leave a device
+// waiting up to the 120 s cap.
 // The same runs on XS: the probe `outage`.
 import { describe, expect, it } from 'vitest';
 import { OUTAGE_FAULTS, longestWaitAfter, outageBound } from '../support/outage';

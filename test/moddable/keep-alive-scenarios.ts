@@ -240,9 +240,10 @@ export const keepAliveScenarios: AdapterScenario[] = [
       await settle(device, agent.stop());
       const stored = (await ctx.stored()).filter((f) => f.id_resource === R.counterA).map((f) => f.raw_data);
       equal(stored, a.readings, 'stored readings, once each, in order');
-      // What happened, once each: the connection that ended, and the flushes that failed while it was down.
+      // What happened, once each: the connection that ended, the flushes that began to fail while it was
+      // down, and their recovery.
       const said = (what: string): number => device.trace.filter((l) => l.indexOf(what) >= 0).length;
-      equal([said('info: link: '), said('warn: uplink: network error on POST')], [1, 1], 'trace lines about the link and the failed flushes: ' + device.trace.join(''));
+      equal([said('info: link: '), said('warn: uplink: failing: network error on POST'), said('info: uplink: recovered after ')], [1, 1, 1], 'trace lines about the link and the failed flushes: ' + device.trace.join(''));
       return [stored.length, device.connections > 1];
     },
   },

@@ -51,6 +51,8 @@ export interface ScenarioContext {
   requests: RequestRecord[];
   /** Everything the agent logged, `level: message`. */
   logs: string[];
+  /** How many requests of `op` the host has made and not yet had settled. */
+  inFlight(op: Operation): number;
   /** Adds fault rules to the proxy (see FaultAction). */
   faults(...rules: FaultRule[]): Promise<void>;
   clearFaults(): Promise<void>;
@@ -95,16 +97,24 @@ export function createContext(link: Link, url: string): ScenarioContext {
   const clock = new VirtualClock(idle);
   const requests: RequestRecord[] = [];
   const logs: string[] = [];
+  const open: Operation[] = [];
 
   const request = async (req: HttpRequest): Promise<HttpResult> => {
     const t = clock.now();
-    const outcome = await call({ cmd: 'http', t, req });
-    const result: HttpResult = outcome.kind === 'pending' ? await timeout(outcome.id, req.timeoutMs) : outcome;
+    const op = operationOf(req.method, req.url);
+    open.push(op);
+    let result: HttpResult;
+    try {
+      const outcome = await call({ cmd: 'http', t, req });
+      result = outcome.kind === 'pending' ? await timeout(outcome.id, req.timeoutMs) : outcome;
+    } finally {
+      open.splice(open.indexOf(op), 1);
+    }
     const body = req.body ?? null;
     requests.push({
       t,
       end: clock.now(),
-      op: operationOf(req.method, req.url),
+      op,
       method: req.method,
       path: req.url.slice(url.length),
       elements: body !== null && body.charAt(0) === '[' ? (JSON.parse(body) as unknown[]).length : 0,
@@ -139,6 +149,7 @@ export function createContext(link: Link, url: string): ScenarioContext {
     token: DEVICE.token,
     requests,
     logs,
+    inFlight: (op) => open.filter((o) => o === op).length,
     faults: (...rules) => call({ cmd: 'faults', rules }).then(() => undefined),
     clearFaults: () => call({ cmd: 'clear-faults' }).then(() => undefined),
     down: (down) => call({ cmd: 'down', down }).then(() => undefined),

@@ -45,16 +45,16 @@ export const lifecycleScenarios: Scenario[] = [
       const commands: number[] = [];
       // A handler that never settles: its time limit is a timer of its own.
       const relay = { resource: R.relay, every: 1_000, handle: () => new Promise<void>(() => void commands.push(ctx.clock.now())) };
-      const agent = await startAgent(ctx, { sensors: [a.sensor], actuators: [relay], lookupRetryMs: 20_000, uplink: { timeoutMs: 3_000 } });
+      const agent = await startAgent(ctx, { sensors: [a.sensor], actuators: [relay], uplink: { timeoutMs: 3_000 } });
+      // Every lookup retry from now on is held until it times out; command polls are answered.
+      await ctx.faults({ op: 'read', always: true, action: { do: 'hold', after: false } });
       await ctx.down(false);
-      await ctx.clock.advance(2_000);
+      // A command is a feed newer than the first poll's answer.
+      ok(await ctx.clock.advanceUntil(() => ctx.requests.some((r) => r.op === 'last' && r.outcome === '200'), 30_000), 'a command poll answered');
       await ctx.service.create(R.relay, 1);
-      // The retry's request is held until it times out, after stop() came.
-      await ctx.faults({ op: 'read', times: 1, action: { do: 'hold', after: false } });
-      await ctx.clock.advance(18_000);
-      equal(commands.length, 1, 'commands handed to the handler that never settles');
+      ok(await ctx.clock.advanceUntil(() => commands.length === 1 && ctx.inFlight('read') === 1, 60_000, 50), 'a command handed over, then a lookup retry in flight');
       await settle(ctx, agent.stop({ flush: false }));
-      // Past the retry's timeout, well short of another lookupRetryMs.
+      // Past the retry's timeout, and past any backoff the agent could still have armed.
       await ctx.clock.advance(4_000);
       equal(ctx.requests.filter((r) => r.op === 'read').map((r) => r.outcome).slice(-1), ['timeout'], 'the lookup retry in flight at stop()');
       // Sampler, uplink, command polls and handler limits, presence reads, vanished lookups, lookup retry: a

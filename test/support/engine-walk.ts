@@ -55,7 +55,7 @@ function make(head: Head, move: Move, now: number): void {
 
 /** What the head knows, to compare before and after. */
 function snapshot(head: Head, queue: SampleQueue): string {
-  return JSON.stringify([head.state, head.count, head.bad, head.out, head.at, head.firm, head.retrying, head.draining, head.attempt, head.limit, head.settledAt, queue.length, queue.inFlight]);
+  return JSON.stringify([head.delivery, queue.length, queue.inFlight]);
 }
 
 /** The samples `rule.holds` says the head holds after the event, given what it held and carried before. */
@@ -83,7 +83,7 @@ export function walkRules(): { cells: string[]; broken: string[] } {
           const what = state + ' / ' + event + ' at +' + (now - NOW) + (draining ? ' draining' : '');
           const { queue, head } = headIn(state, event === 'drop first', draining);
           const before = snapshot(head, queue);
-          const { count, out, at, firm, retrying } = head;
+          const { count, out, at, firm, retrying } = head.delivery;
           const length = queue.length;
           const early = state === 'unknown' && !head.settled(now);
           const n = event === 'send' && state === 'isolating' ? head.nextCount() : 10;
@@ -102,7 +102,7 @@ export function walkRules(): { cells: string[]; broken: string[] } {
             continue;
           }
           if (early && event === 'read not stored') broken.push(what + ': an early read-back decided "not stored"');
-          cells.push(what + ': ' + rule.step + ' → ' + head.state + ' count ' + head.count + ' at +' + (head.at - now) + (head.firm ? ' firm' : '') + ' attempt ' + head.attempt);
+          cells.push(what + ': ' + rule.step + ' → ' + head.state + ' count ' + head.count + ' at +' + (head.at - now) + (head.firm ? ' firm' : '') + ' attempt ' + head.delivery.attempt);
           if (head.state !== rule.to) broken.push(what + ': went to ' + head.state + ', the rule says ' + rule.to);
           const held = expectedCount(rule, event, count, out, n);
           if (head.count !== held) broken.push(what + ': holds ' + head.count + ', the rule says ' + rule.holds + ' (' + held + ')');

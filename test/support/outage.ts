@@ -2,6 +2,7 @@
 // test/core/outage.test.ts on Node and the XS probe `outage`. Plain ES2020 with no host global.
 import { createAgent } from '../../src/core/agent';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
+import { resumeBound } from '../../src/core/backoff';
 import { FakeService } from './fake-service';
 import type { Fault } from './fake-service';
 import { VirtualClock } from './virtual-clock';
@@ -14,9 +15,9 @@ export const OUTAGE_FAULTS: Record<string, Fault> = {
   'resets after the body went': { kind: 'network', maybeDelivered: true, store: false },
 };
 
-/** The bound docs/architecture.md states: max(backoffBaseMs, min(backoffCapMs, n)). */
+/** The bound docs/architecture.md states: min(backoffCapMs, 2n + backoffBaseMs). */
 export function outageBound(n: number): number {
-  return Math.max(UPLINK_DEFAULTS.backoffBaseMs, Math.min(UPLINK_DEFAULTS.backoffCapMs, n));
+  return resumeBound({ baseMs: UPLINK_DEFAULTS.backoffBaseMs, capMs: UPLINK_DEFAULTS.backoffCapMs }, n);
 }
 
 /**

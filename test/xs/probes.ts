@@ -12,6 +12,8 @@ import { createRandom } from '../../src/core/random';
 import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/validate';
 import { OUTCOMES } from '../support/engine-tables';
 import { walkRules } from '../support/engine-walk';
+import { impoliteCycles } from '../support/engine-cycles';
+import { RULES } from '../../src/core/rules';
 import { OUTAGE_FAULTS, longestWaitAfter } from '../support/outage';
 import { runProperty } from '../support/property';
 import type { PropertyRun } from '../support/property';
@@ -43,7 +45,7 @@ function fillQueue(queue: SampleQueue, count: number, base: number): string[] {
 
 export const probes: Record<string, () => unknown> = {
   /** Every pair of RULES through a real head, the invariants checked, and each outcome's example classified. */
-  rules: () => ({ walk: walkRules(), examples: Object.keys(OUTCOMES).map((name) => [name, OUTCOMES[name as keyof typeof OUTCOMES].example()]) }),
+  rules: () => ({ walk: walkRules(), impolite: impoliteCycles(RULES), examples: Object.keys(OUTCOMES).map((name) => [name, OUTCOMES[name as keyof typeof OUTCOMES].example()]) }),
 
   /** The longest wait after outages of 20 s and 60 s (test/core/outage.test.ts checks the bound on Node), 3 seeds each. */
   outage: async () => {
