@@ -40,7 +40,7 @@ function exercised(kind: FaultKind, run: KindRun): boolean {
   if (kind === 'tls-stall') return run.seen.clientHellos > 0;
   if (kind === 'unresolvable') return run.nxdomains > 0;
   if (kind === 'refuse') return true;
-  if (kind === 'reset-writes') return run.seen.requests.some((r) => r.startsWith('POST '));
+  if (kind === 'reset-writes') return run.seen.requests.some((r) => r.line.startsWith('POST '));
   return run.seen.connections > 0;
 }
 

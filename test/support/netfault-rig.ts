@@ -17,7 +17,7 @@ import { TlsFront } from '../../bench/tls-front';
 import { deliveryProblems, tally } from '../../soak/tally';
 import type { Tally } from '../../soak/tally';
 import { resumeBound, waitsWithin } from '../../src/core/backoff';
-import { UPLINK_DEFAULTS } from '../../src/core/config';
+import { settleMs, UPLINK_DEFAULTS } from '../../src/core/config';
 import { startService } from '../../src/service';
 import type { DeviceArgs } from '../e2e/netfault-device';
 import { COUNTERS, DEVICE, SEED } from '../e2e/support';
@@ -60,8 +60,8 @@ export interface KindRun {
   to: number;
   /** The running agent's own count of its requests (`stats().requests`), as it reported it every 100 ms. */
   counts: { at: number; requests: number }[];
-  /** Connections, requests (method and path) and ClientHellos the proxy saw while the fault lasted. */
-  seen: { connections: number; requests: string[]; clientHellos: number };
+  /** Connections, requests (when, `METHOD path`) and ClientHellos the proxy saw while the fault lasted. */
+  seen: { connections: number; requests: { at: number; line: string }[]; clientHellos: number };
   /** Name lookups the DNS server answered NXDOMAIN while the fault lasted (the `unresolvable` kind). */
   nxdomains: number;
   /** How long start() took in the agent started during the fault, and its error if it rejected. */
@@ -79,11 +79,15 @@ export interface KindRun {
   logs: string[];
 }
 
-/** The running agent's requests in [from, to]: its count after `to` less its count before `from`, so never fewer than it made. */
+/**
+ * The running agent's requests in [from, to] of its fault: its own count (after `to` less before `from`,
+ * so never fewer than it made), or what reached the proxy if that is more (undici may send an idempotent
+ * request again on a fresh connection when a kept-alive one fails under it).
+ */
 export function requestsWithin(run: KindRun, from: number, to: number): number {
   const before = run.counts.filter((c) => c.at <= from).pop() ?? run.counts[0];
   const after = run.counts.find((c) => c.at >= to) ?? run.counts[run.counts.length - 1];
-  return after.requests - before.requests;
+  return Math.max(after.requests - before.requests, run.seen.requests.filter((r) => r.at >= from && r.at < to).length);
 }
 
 /** The uplink's backoff ladder at the default settings. */
@@ -99,11 +103,11 @@ export function requestBudget(ms: number): number {
 
 /**
  * The latest the running agent may deliver again after a fault of `ms`: the backoff's bound for its next
- * try, plus a request's own timeout where the fault's requests time out (the read-back and the batch that
- * may follow that try take a round trip on loopback).
+ * try, plus, where the fault's requests time out, a request's own timeout and the read-back's settle (the
+ * read-back and the batch that may follow that try take a round trip on loopback).
  */
 export function resumeWithin(kind: FaultKind, ms: number): number {
-  return resumeBound(LADDER, ms) + (TIMING_OUT.has(kind) ? UPLINK_DEFAULTS.timeoutMs : 0);
+  return resumeBound(LADDER, ms) + (TIMING_OUT.has(kind) ? UPLINK_DEFAULTS.timeoutMs + settleMs(UPLINK_DEFAULTS) : 0);
 }
 
 /** Bundles the device program into `dir`; returns its path. */
@@ -213,7 +217,7 @@ async function stageFor(kind: FaultKind, serviceUrl: string, dir: string): Promi
       return {
         seen: {
           connections: during.reduce((n, w) => n + w.connections.filter(within).length, 0),
-          requests: during.flatMap((w) => w.requests.filter((r) => within(r.at)).map((r) => r.method + ' ' + r.path)),
+          requests: during.flatMap((w) => w.requests.filter((r) => within(r.at)).map((r) => ({ at: r.at, line: r.method + ' ' + r.path }))),
           clientHellos: during.reduce((n, w) => n + w.clientHellos.filter(within).length, 0),
         },
         nxdomains: dns?.queries.filter((q) => within(q.at) && q.rcode !== 0).length ?? 0,
