@@ -25,6 +25,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   esp32: async () => (await import('./esp32')).benchEsp32(),
   answer: async () => (await import('./answer-size')).benchAnswerSize(),
   backlog: async () => (await import('./backlog')).benchBacklog(),
+  netfaults: async () => (await import('./netfaults')).benchNetfaults(),
 };
 
 function table(section: BenchSection): string {

@@ -1,6 +1,11 @@
 // Host['request'] over undici's `request` (the HTTP client under Node's fetch, a dependency of this
 // package). Connections are reused through the dispatcher's keep-alive pool; TLS certificates are always
 // verified. Every failure becomes an HttpResult: it never rejects.
+// Every request settles by its deadline, `timeoutMs` plus SETTLE_MARGIN_MS, whatever undici does: at
+// `timeoutMs` it is aborted (undici then destroys the connection it was written on), and if undici has not
+// settled it a moment later, it is settled without undici. undici 7 ignores an abort until a connection is
+// open: a TLS handshake that stalls holds its request until undici's own connect timeout (10 s by default,
+// never with `connect.timeout` 0), and a connection still being made then is undici's to end, not ours.
 // An answer is read as a stream, at most `maxResponseBytes` of it, whatever its Content-Length says, and
 // the rest is dropped with its connection, so a peer cannot make the process hold megabytes. A longer 2xx
 // answer is garbled; a failure's status is that failure whatever the length of its body (a proxy's 5 MB
@@ -13,6 +18,7 @@ import type { Dispatcher as UndiciDispatcher } from 'undici';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { tlsFailureInWords } from './tls-words';
+import { WriteWatch } from './write-watch';
 
 /** An undici dispatcher, such as `new Agent(...)` from the `undici` package. */
 export type Dispatcher = UndiciDispatcher;
@@ -37,34 +43,19 @@ export interface HttpOptions {
   connections?: number;
 }
 
-// Failures of connecting (name lookup, routing, refusal) happen before a byte of the request is written.
-const CONNECT_FAILURES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ENETDOWN',
-  'EHOSTDOWN',
-  'EADDRNOTAVAIL',
-]);
-// Certificates are checked during the TLS handshake, also before the request is written.
-const CERTIFICATE_FAILURE = /CERT|^UNABLE_TO_|^INVALID_CA$|^PATH_LENGTH_EXCEEDED$|^HOSTNAME_MISMATCH$/;
-// A bad URL or header value is refused by undici before a connection is chosen.
-const REFUSED_BEFORE_SENDING = new Set(['ERR_INVALID_URL', 'UND_ERR_INVALID_ARG']);
-// undici's own timers: for the connection (then nothing was sent) and for the answer.
-const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
-const ANSWER_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** How long after its `timeoutMs` a request that undici has not settled is settled without it. */
+export const SETTLE_MARGIN_MS = 250;
+
+// undici's own timers: for the connection and for the answer.
+const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Promise<HttpResult> {
   const { request, getGlobalDispatcher } = undici();
-  const dispatcher = dispatcherFor(options) ?? getGlobalDispatcher();
-  return async (req) => {
-    const controller = new AbortController();
-    // A fresh object per request, so an abort is known to be this timer's and no other.
-    const timedOut = new Error('timeout');
-    const timer = setTimeout(() => controller.abort(timedOut), req.timeoutMs);
-    timer.unref();
+  const watch = new WriteWatch(dispatcherFor(options) ?? getGlobalDispatcher());
+  const dispatcher = watch.dispatcher;
+
+  /** One exchange through undici, with its abort `signal`; `timedOut` is the reason the deadline aborts with. */
+  async function exchange(req: HttpRequest, signal: AbortSignal, timedOut: Error): Promise<HttpResult> {
     try {
       // undici's request rather than fetch: the same pool and parser without the WHATWG objects (Request,
       // Headers, streams) that fetch builds around each request, which a gateway's hundreds of requests a
@@ -75,7 +66,7 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
       // record line cut from it, until a full one. At 10,000 gateway devices that left about 45 MB of holes
       // in the C heap (docs/gateway.md, "A device at 10,000").
       const body = req.body === undefined ? undefined : utf8Out.encode(req.body);
-      const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body, dispatcher, signal: controller.signal });
+      const answer = await request(req.url, { method: req.method as UndiciDispatcher.HttpMethod, headers: req.headers, body, dispatcher, signal });
       const status = answer.statusCode;
       const text = await readAtMost(answer, req.maxResponseBytes, status < 200 || status > 299);
       if (text === null) {
@@ -87,12 +78,30 @@ export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Pro
       const headers = answer.headers;
       return { kind: 'response', status, retryAfter: header(headers, 'retry-after'), date: header(headers, 'date'), location: header(headers, 'location'), body: text };
     } catch (e) {
-      if (e === timedOut || controller.signal.reason === timedOut) return { kind: 'timeout', maybeDelivered: true };
-      return failure(e, req.headers);
-    } finally {
-      clearTimeout(timer);
+      const began = watch.began(signal);
+      if (e === timedOut || signal.reason === timedOut) return { kind: 'timeout', maybeDelivered: began };
+      return failure(e, req.headers, began);
     }
-  };
+  }
+
+  return (req) =>
+    new Promise((resolve) => {
+      const controller = new AbortController();
+      // A fresh object per request, so an abort is known to be this deadline's and no other.
+      const timedOut = new Error('timeout');
+      let late: ReturnType<typeof setTimeout> | undefined;
+      const timer = setTimeout(() => {
+        controller.abort(timedOut);
+        late = setTimeout(() => resolve({ kind: 'timeout', maybeDelivered: watch.began(controller.signal) }), SETTLE_MARGIN_MS);
+        late.unref();
+      }, req.timeoutMs);
+      timer.unref();
+      void exchange(req, controller.signal, timedOut).then((result) => {
+        clearTimeout(timer);
+        clearTimeout(late);
+        resolve(result);
+      });
+    });
 }
 
 /** A header of the answer; undici gives a repeated one as an array, of which the first counts. */
@@ -132,14 +141,15 @@ async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number, pr
   return utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
 }
 
-function failure(e: unknown, headers: Record<string, string>): HttpResult {
+/**
+ * The result of undici's error `e`; `began`: whether undici began to write the request. Once it did, a
+ * reset, a close or a broken answer may come after the server acted, for a GET as for a POST (a GET with
+ * the token updates presence), so the core is told the truth and decides.
+ */
+function failure(e: unknown, headers: Record<string, string>, began: boolean): HttpResult {
   const code = errorCode(e);
-  if (code === CONNECT_TIMEOUT) return { kind: 'timeout', maybeDelivered: false };
-  if (code !== null && ANSWER_TIMEOUTS.has(code)) return { kind: 'timeout', maybeDelivered: true };
-  const notSent = code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code) || REFUSED_BEFORE_SENDING.has(code));
-  // Anything else (a reset, a close, a broken answer) may come after the server acted, for a GET as for a
-  // POST: a GET with the token updates presence, so the core is told the truth and decides.
-  return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: !notSent };
+  if (code !== null && TIMEOUTS.has(code)) return { kind: 'timeout', maybeDelivered: began };
+  return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: began };
 }
 
 /** The first error code along the cause chain: an error may carry the socket's as its `cause`. */

@@ -62,6 +62,8 @@ export interface DeviceStats {
   commandErrors: number;
   /** Samples sent again without knowing whether the service had stored them (README, Guarantees). */
   unresolved: number;
+  /** Requests made toward the service, of every kind (batches, read-backs, command polls, presence reads, lookups). */
+  requests: number;
   lastError: string | null;
 }
 
@@ -271,6 +273,7 @@ export class GatewayDevice {
       commands: s.commands,
       commandErrors: s.commandErrors,
       unresolved: s.unresolved,
+      requests: s.requests,
       lastError: s.lastError,
     };
   }

@@ -20,6 +20,7 @@ export function renderMetrics(s: GatewayStats): string {
   family('feed_gateway_device_held_back_total', 'counter', 'Readings its report rules held back rather than queued.', s.devices.map((d) => [dev(d), d.heldBack]));
   family('feed_gateway_device_refused_total', 'counter', "Readings refused before queuing (outside the resource's subtype).", s.devices.map((d) => [dev(d), d.refused]));
   family('feed_gateway_device_unresolved_total', 'counter', 'Readings sent again without knowing whether the service had stored them.', s.devices.map((d) => [dev(d), d.unresolved]));
+  family('feed_gateway_device_requests_total', 'counter', 'Requests made toward the service, of every kind: batches, read-backs, command polls, presence reads, lookups.', s.devices.map((d) => [dev(d), d.requests]));
   family('feed_gateway_device_storage_errors_total', 'counter', 'Durable queue writes that failed: those readings live in memory only.', s.devices.map((d) => [dev(d), d.storageErrors]));
   family('feed_gateway_device_commands_total', 'counter', 'Commands applied to the field.', s.devices.map((d) => [dev(d), d.commands]));
   family('feed_gateway_device_command_errors_total', 'counter', 'Commands that failed or timed out (30 s).', s.devices.map((d) => [dev(d), d.commandErrors]));

@@ -1,14 +1,16 @@
 // Modbus TCP in (and commands out): each configured register is polled on its own schedule and its
 // reading offered to its device. One connection per Modbus device ("source"), its requests one at a
 // time. A device that does not answer is reconnected with backoff; a register whose read fails is tried
-// again after a backoff of its own, while the other registers keep their schedule.
+// again after a backoff of its own, while the other registers keep their schedule. Each is a retry ladder
+// (ladder.ts): a device, and a register, is logged when it starts failing and when it recovers.
 import type ModbusRTU from 'modbus-serial';
 
-import { backoffDelay } from '../core/backoff';
 import type { Ladder } from '../core/backoff';
 import type { SampleValue } from '../core/host';
+import type { RetryLadder } from '../core/retry-ladder';
 import type { CommandTarget, ModbusInput, ModbusSourceConfig } from './config';
 import type { GatewayDevice } from './device';
+import { gatewayLadder } from './ladder';
 import { Once } from './once';
 import type { ModbusLib } from './peers';
 import { decodeWords, encodeWords, scaled, wordsOf } from './registers';
@@ -36,7 +38,7 @@ export class ModbusIn {
   constructor(
     lib: ModbusLib,
     private readonly configs: ModbusSourceConfig[],
-    log: (line: string) => void,
+    private readonly log: (line: string) => void,
   ) {
     this.once = new Once(log);
     for (const c of configs) this.peers.set(c.name, new Peer(lib, c, log));
@@ -52,12 +54,11 @@ export class ModbusIn {
     this.timers = [];
     const generation = ++this.generation;
     polls.forEach((poll, i) => {
-      let failures = 0;
+      const { input } = poll;
+      const reads = gatewayLadder(RETRY, `${poll.stats.device}: resource ${poll.resource}: reads of modbus ${input.source} ${input.kind} ${input.address}`, this.log);
       const tick = async (): Promise<void> => {
         if (this.stopped || generation !== this.generation) return;
-        const ok = await this.poll(poll);
-        const wait = ok ? poll.input.everyMs : Math.max(poll.input.everyMs, backoffDelay(RETRY, failures, Math.random()));
-        failures = ok ? 0 : failures + 1;
+        const wait = await this.poll(poll, reads);
         if (!this.stopped && generation === this.generation) this.timers[i] = setTimeout(tick, wait);
       };
       // Spread the first reads over the period, so that registers of one device do not all ask at once.
@@ -88,12 +89,14 @@ export class ModbusIn {
   }
 
   /**
-   * One read of one register; true when it answered, or when its device cannot take a reading yet (it is
-   * starting, or restarting in a reload): Modbus keeps no backlog, so a poll nobody could keep is not made.
+   * One read of one register; the wait before the next. None is made while its device cannot take a
+   * reading (it is starting, or restarting in a reload): Modbus keeps no backlog, so a poll nobody could
+   * keep is not made. A read that fails waits the register's backoff, never less than its period; one that
+   * found its Modbus device unreachable keeps the period, as that device's connects have a ladder of their own.
    */
-  private async poll(poll: ModbusPoll): Promise<boolean> {
-    if (poll.device()?.running === false) return true;
+  private async poll(poll: ModbusPoll, reads: RetryLadder): Promise<number> {
     const { input, stats } = poll;
+    if (poll.device()?.running === false) return input.everyMs;
     const peer = this.peers.get(input.source) as Peer;
     const where = `${input.source} ${input.kind} ${input.address}`;
     let value: number | boolean;
@@ -101,14 +104,14 @@ export class ModbusIn {
       value = await peer.run((c) => read(c, input));
     } catch (e) {
       stats.readErrors++;
-      // Once per register and kind of failure: numbers (a wait, a port) do not make another kind.
-      this.once.say(`read:${where}:${(e as Error).message.replace(/\d+/g, 'N')}`, `${poll.device()?.name ?? '?'}: resource ${poll.resource}: modbus ${where}: read failed: ${(e as Error).message} (counted; retried with backoff)`);
-      return false;
+      if (e instanceof Unreachable) return input.everyMs;
+      return Math.max(input.everyMs, reads.fail(performance.now(), (e as Error).message));
     }
+    reads.succeed(performance.now());
     stats.messagesIn++;
     stats.lastSeen = Date.now();
     const device = poll.device();
-    if (device === undefined) return true;
+    if (device === undefined) return input.everyMs;
     device.heard();
     const offer = device.offer(poll.resource, value);
     if (offer === 'full') {
@@ -122,7 +125,7 @@ export class ModbusIn {
       stats.refused++;
       this.once.say(`refused:${where}`, `${device.name}: modbus ${where}: ${offer.refused} (counted; logged once per register)`);
     }
-    return true;
+    return input.everyMs;
   }
 }
 
@@ -139,14 +142,16 @@ async function read(c: ModbusRTU, input: ModbusInput): Promise<number | boolean>
   }
 }
 
+/** A request that found no connection to its Modbus device: not the register's failure but the device's. */
+class Unreachable extends Error {}
+
 /** One Modbus TCP device: its connection, reconnected with backoff, and its requests, one at a time. */
 class Peer {
   private client: ModbusRTU | null = null;
   private connecting: Promise<ModbusRTU> | null = null;
   private nextTryAt = 0;
-  /** Connects tried since the last one that worked, and since when the device has been unreachable (-1: reachable). */
-  private attempt = 0;
-  private downSince = -1;
+  /** The connects since the last one that worked (a lost connection counts as a failed one): their waits, and the device's state in the log. */
+  private readonly ladder: RetryLadder;
   private chain: Promise<unknown> = Promise.resolve();
   private readErrors = 0;
   private lastError: string | null = null;
@@ -156,7 +161,9 @@ class Peer {
     private readonly lib: ModbusLib,
     private readonly config: ModbusSourceConfig,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.ladder = gatewayLadder(RETRY, `modbus: ${config.name} at ${this.address()}`, log);
+  }
 
   /** Runs `fn` on the connection after the requests before it; rejects when the device is unreachable. */
   run<T>(fn: (c: ModbusRTU) => Promise<T>): Promise<T> {
@@ -167,9 +174,10 @@ class Peer {
       } catch (e) {
         this.readErrors++;
         this.lastError = (e as Error).message;
-        // A lost connection (not an exception the device answered with) is opened again.
-        if (!client.isOpen) this.drop(client);
-        throw e;
+        if (client.isOpen) throw e;
+        // A lost connection (not an exception the device answered with) is the device's failure, and is opened again.
+        this.drop(client);
+        throw new Unreachable((e as Error).message);
       }
     });
     this.chain = result.catch(() => {});
@@ -188,11 +196,11 @@ class Peer {
   }
 
   private connection(): Promise<ModbusRTU> {
-    if (this.closed) return Promise.reject(new Error('closed'));
+    if (this.closed) return Promise.reject(new Unreachable('closed'));
     if (this.client?.isOpen) return Promise.resolve(this.client);
     if (this.connecting !== null) return this.connecting;
     const wait = this.nextTryAt - performance.now();
-    if (wait > 0) return Promise.reject(new Error(`not connected to ${this.address()} (next try in ${Math.ceil(wait / 1000)} s)`));
+    if (wait > 0) return Promise.reject(new Unreachable(`not connected to ${this.address()} (next try in ${Math.ceil(wait / 1000)} s)`));
     this.connecting = this.connect().finally(() => {
       this.connecting = null;
     });
@@ -206,15 +214,14 @@ class Peer {
     } catch (e) {
       client.close(() => {});
       this.lastError = (e as Error).message;
-      this.backOff();
-      throw new Error(`cannot connect to ${this.address()}: ${(e as Error).message}`);
+      this.backOff((e as Error).message);
+      throw new Unreachable(`cannot connect to ${this.address()}: ${(e as Error).message}`);
     }
     client.setID(this.config.unitId);
     client.setTimeout(this.config.timeoutMs);
     client.on('close', () => this.drop(client));
     this.client = client;
-    this.attempt = 0;
-    this.downSince = -1;
+    this.ladder.succeed(performance.now());
     this.log(`modbus: connected to ${this.config.name} at ${this.address()} (unit ${this.config.unitId})`);
     return client;
   }
@@ -222,16 +229,14 @@ class Peer {
   private drop(client: ModbusRTU): void {
     if (this.client !== client) return;
     this.client = null;
-    this.backOff();
-    if (!this.closed) this.log(`modbus: connection to ${this.config.name} at ${this.address()} lost; reconnecting with backoff`);
+    if (!this.closed) this.backOff('the connection was lost (reconnecting with backoff)');
     client.close(() => {});
   }
 
-  /** The next connect waits the backoff of every retry ladder (src/core/backoff.ts). */
-  private backOff(): void {
+  /** The next connect waits the ladder's backoff (src/core/backoff.ts). */
+  private backOff(why: string): void {
     const now = performance.now();
-    if (this.downSince < 0) this.downSince = now;
-    this.nextTryAt = now + backoffDelay(RETRY, this.attempt++, Math.random());
+    this.nextTryAt = now + this.ladder.fail(now, why);
   }
 
   private address(): string {

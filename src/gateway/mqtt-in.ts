@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { IPublishPacket, Packet } from 'mqtt-packet';
 
-import { backoffDelay } from '../core/backoff';
 import type { Ladder } from '../core/backoff';
 import type { SampleValue } from '../core/host';
+import type { RetryLadder } from '../core/retry-ladder';
 import { rawData } from '../core/validate';
 import type { MqttBrokerConfig } from './config';
 import type { GatewayDevice } from './device';
+import { gatewayLadder } from './ladder';
 import { Once } from './once';
 import { readPayload } from './payload';
 import type { MqttLib } from './peers';
@@ -51,9 +52,10 @@ export class MqttIn {
   private wills = new TopicRouter<WillRoute>([]);
   private filters: string[] = [];
   private readonly counts: BrokerStats;
-  /** Reconnects tried since the last connect, and since when the connection has been down (-1: up). */
-  private attempt = 0;
-  private downSince = -1;
+  /** The reconnects since the last connect: their waits, and the broker's state in the log. */
+  private readonly ladder: RetryLadder;
+  /** What broke the connection being closed (its error), for the log. */
+  private why: string | null = null;
   private stopping = false;
   /** Counts the connection's closes: a message of a closed connection is handed over again, never acknowledged. */
   private connection = 0;
@@ -67,6 +69,7 @@ export class MqttIn {
     private readonly log: (line: string) => void,
   ) {
     this.once = new Once(log);
+    this.ladder = gatewayLadder(RECONNECT, 'mqtt: ' + config.url, log);
     this.counts = { url: config.url, connected: false, connects: 0, messagesIn: 0, unmatched: 0, duplicatesSkipped: 0, heldForRoom: 0, lastError: null };
     mkdirSync(queueDir, { recursive: true });
     this.receipts = new Receipts(join(queueDir, 'mqtt-' + config.clientId.replace(/[^A-Za-z0-9._-]/g, '_') + '.receipts'));
@@ -98,20 +101,22 @@ export class MqttIn {
     this.client.on('connect', (connack) => {
       this.counts.connected = true;
       this.counts.connects++;
-      this.attempt = 0;
-      this.downSince = -1;
+      this.ladder.succeed(performance.now());
       this.log(`mqtt: connected to ${config.url} as ${config.clientId} (${connack.sessionPresent ? 'session kept by the broker' : 'new session'})`);
       this.subscribe(this.filters);
     });
+    // Every close is a failed try, whatever closed it (a refused connect, a refused login, a lost
+    // connection): the next connect waits the ladder's backoff. mqtt.js emits a connection's error first.
     this.client.on('close', () => {
       this.connection++;
-      if (this.counts.connected && !this.stopping) this.log(`mqtt: connection to ${config.url} closed; reconnecting with backoff, delivery goes on`);
+      const why = this.why ?? (this.counts.connected ? 'the connection closed' : 'closed before the broker accepted the session');
+      this.why = null;
       this.counts.connected = false;
-      this.backOff();
+      if (!this.stopping) this.backOff(why + ' (reconnecting with backoff; the devices go on delivering)');
     });
     this.client.on('error', (e) => {
       this.counts.lastError = e.message;
-      this.once.say('mqtt-error:' + e.message, `mqtt: ${config.url}: ${e.message} (retrying with backoff up to ${RECONNECT.capMs / 1000} s)`);
+      this.why = e.message;
     });
   }
 
@@ -277,12 +282,10 @@ export class MqttIn {
     });
   }
 
-  /** Reconnects after the backoff of every retry ladder (src/core/backoff.ts): a broker that comes back is not stormed. */
-  private backOff(): void {
-    const now = performance.now();
-    if (this.downSince < 0) this.downSince = now;
+  /** Reconnects after the ladder's backoff (src/core/backoff.ts): a broker that comes back is not stormed. */
+  private backOff(why: string): void {
     // mqtt.js takes a period of 0 as "never reconnect".
-    const wait = Math.max(100, backoffDelay(RECONNECT, this.attempt++, Math.random()));
+    const wait = Math.max(100, this.ladder.fail(performance.now(), why));
     const c = this.client as unknown as { options: IClientOptions; reconnectTimer: unknown; _clearReconnect(): void; _setupReconnect(): void };
     c.options.reconnectPeriod = wait;
     if (c.reconnectTimer) {

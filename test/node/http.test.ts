@@ -9,8 +9,8 @@ import type { Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host';
-import { createHttp } from '../../platforms/node/http';
-import { Agent } from 'undici';
+import { createHttp, SETTLE_MARGIN_MS } from '../../platforms/node/http';
+import { Agent, request as undiciRequest } from 'undici';
 import { closedPort, listen, shut } from './support/listen';
 
 const TOKEN = '2A192A93FA7E383AE98803C7';
@@ -295,5 +295,83 @@ describe('createHttp', () => {
     for (const result of results) {
       for (const secret of [TOKEN, head, tail]) expect(JSON.stringify(result)).not.toContain(secret);
     }
+  });
+
+  describe('settles every request by timeoutMs plus its margin, whatever undici does', () => {
+    // Generous for a loaded machine, and far below the 10 s that undici takes where it ignores the abort.
+    const SLACK_MS = 1_500;
+
+    /** `request(req)`'s result and how long it took to settle. */
+    async function timed(send: (req: HttpRequest) => Promise<HttpResult>, req: HttpRequest): Promise<{ result: HttpResult; ms: number }> {
+      const began = performance.now();
+      const result = await send(req);
+      return { result, ms: performance.now() - began };
+    }
+
+    /** A server that accepts, reads the ClientHello and never answers: a TLS handshake that stalls. */
+    async function stalledHandshake(): Promise<{ url: string; hellos: () => number }> {
+      let hellos = 0;
+      const address = await serve(createTcpServer((socket) => socket.once('data', (hello: Buffer) => (hellos += hello[0] === 0x16 ? 1 : 0))));
+      return { url: 'https://' + address + '/feeds', hellos: () => hellos };
+    }
+
+    it('a TLS handshake that stalls, where undici holds its abort until its own connect timeout: a timeout that delivered nothing', async () => {
+      const { url, hellos } = await stalledHandshake();
+      // undici alone, aborted at the same moment: still pending when ours has settled.
+      const abort = new AbortController();
+      setTimeout(() => abort.abort(new Error('deadline')), 1_000).unref();
+      let undiciSettled = false;
+      // Ended by the server's close after the test, as is ours inside undici.
+      void undiciRequest(url, { method: 'POST', body: '[]', signal: abort.signal }).then(
+        () => (undiciSettled = true),
+        () => (undiciSettled = true),
+      );
+      const { result, ms } = await timed(request, post(url, '[]', 1_000));
+      expect(result).toEqual({ kind: 'timeout', maybeDelivered: false });
+      expect(ms).toBeLessThan(1_000 + SETTLE_MARGIN_MS + SLACK_MS);
+      expect(undiciSettled).toBe(false);
+      expect(hellos()).toBe(2);
+    });
+
+    it('a TLS handshake that stalls through a dispatcher without a connect timeout, where undici never settles', async () => {
+      const { url } = await stalledHandshake();
+      const patient = new Agent({ connect: { timeout: 0 } });
+      const { result, ms } = await timed(createHttp({ dispatcher: patient }), post(url, '[]', 500));
+      expect(result).toEqual({ kind: 'timeout', maybeDelivered: false });
+      expect(ms).toBeLessThan(500 + SETTLE_MARGIN_MS + SLACK_MS);
+      // undici's request is still out; destroying the dispatcher ends its connection.
+      await patient.destroy();
+    });
+
+    it('a server that accepts and never answers: a timeout that may have delivered', async () => {
+      const address = await serve(createTcpServer((socket) => socket.resume()));
+      const { result, ms } = await timed(request, post('http://' + address, '[]', 500));
+      expect(result).toEqual({ kind: 'timeout', maybeDelivered: true });
+      expect(ms).toBeLessThan(500 + SETTLE_MARGIN_MS + SLACK_MS);
+    });
+
+    it('an answer stalled after its headers and part of its body: a timeout that may have delivered', async () => {
+      const { base } = await httpServer((_req, _body, res) => {
+        res.writeHead(200, { 'Content-Length': '100' });
+        res.write('{"success":true,');
+      });
+      const { result, ms } = await timed(request, post(base, '[]', 500));
+      expect(result).toEqual({ kind: 'timeout', maybeDelivered: true });
+      expect(ms).toBeLessThan(500 + SETTLE_MARGIN_MS + SLACK_MS);
+    });
+
+    it('a connection accepted and closed before a byte: at once, a network failure that may have delivered (the request was written)', async () => {
+      const address = await serve(createTcpServer((socket) => socket.destroy()));
+      const { result, ms } = await timed(request, post('http://' + address, '[]', 5_000));
+      expect(result).toMatchObject({ kind: 'network', maybeDelivered: true });
+      expect(ms).toBeLessThan(SLACK_MS);
+    });
+
+    it('an https connection accepted and closed before a byte: at once, a network failure that delivered nothing', async () => {
+      const address = await serve(createTcpServer((socket) => socket.destroy()));
+      const { result, ms } = await timed(request, post('https://' + address, '[]', 5_000));
+      expect(result).toMatchObject({ kind: 'network', maybeDelivered: false });
+      expect(ms).toBeLessThan(SLACK_MS);
+    });
   });
 });
