@@ -1,15 +1,17 @@
 // The README's walk-through, as written: `feed-agent gateway --demo --field-only` (the embedded broker, the
 // simulated PLC, the field publishers and the local service on their fixed loopback ports) and, beside it,
 // `feed-agent gateway --config examples/gateway.json` with the three tokens in the environment. Every
-// bay's readings reach the service, and /metrics answers. Then `npm run gateway:demo` as a user runs it.
-// Skipped where one of the demo's ports is taken.
+// bay's readings reach the service, and /metrics answers. Then `npm run gateway:demo` as a user runs it,
+// and Bay 3's PLC. Skipped where one of the demo's ports is taken.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import ModbusRTU from 'modbus-serial';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { DEMO_PORTS } from '../../src/gateway/demo';
+import { decodeWords } from '../../src/gateway/registers';
 import { ROOT, workDir } from '../support/build';
 import { killAll, track } from '../support/children';
 import { GatewayChild, SEED, storedValues, waitFor } from './support';
@@ -89,5 +91,32 @@ describe.skipIf(busy.length > 0)(`the gateway demo${busy.length > 0 ? ` (skipped
         // ESRCH: nothing left.
       }
     }
+  }, 60_000);
+
+  it("Bay 3's PLC holds real readings from the moment it listens: the first stored are not zeros", async () => {
+    const demo = new GatewayChild(cli, ['--demo'], {});
+    await demo.waitForLine(/modbus +127\.0\.0\.1:5020/);
+    // Read at once, within the demo's first second, before it ever updated them.
+    const plc = new ModbusRTU();
+    await plc.connectTCP('127.0.0.1', { port: DEMO_PORTS.modbus });
+    plc.setID(1);
+    const temperature = decodeWords((await plc.readHoldingRegisters(0, 2)).data, 'float32', 'high-first');
+    const humidity = (await plc.readInputRegisters(2, 1)).data[0] / 10;
+    await new Promise<void>((resolve) => plc.close(() => resolve()));
+    // The demo's waves: temperature 24 ± 4 °C, humidity 65 ± 12 %.
+    expect(temperature).toBeGreaterThanOrEqual(20);
+    expect(temperature).toBeLessThanOrEqual(28);
+    expect(humidity).toBeGreaterThanOrEqual(53);
+    expect(humidity).toBeLessThanOrEqual(77);
+    await demo.waitForLine(/Ctrl-C stops/);
+    const url = `http://127.0.0.1:${DEMO_PORTS.service}`;
+    for (const [id, low, high] of [[221, 20, 28], [222, 53, 77]]) {
+      await waitFor(`resource ${id} fed`, async () => (await storedValues(url, id)).length > 0, 15_000);
+      const first = Number((await storedValues(url, id))[0]);
+      expect(first, `resource ${id}'s first stored reading`).toBeGreaterThanOrEqual(low);
+      expect(first, `resource ${id}'s first stored reading`).toBeLessThanOrEqual(high);
+    }
+    demo.child.kill('SIGTERM');
+    expect(await demo.exited).toBe(0);
   }, 60_000);
 });
