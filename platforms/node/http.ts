@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 
+import { redact } from '../../src/core/errors';
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { tlsFailureInWords } from './tls-words';
 
@@ -139,7 +140,7 @@ function failure(e: unknown, headers: Record<string, string>): HttpResult {
   const notSent = code !== null && (CONNECT_FAILURES.has(code) || CERTIFICATE_FAILURE.test(code) || REFUSED_BEFORE_SENDING.has(code));
   // Anything else (a reset, a close, a broken answer) may come after the server acted, for a GET as for a
   // POST: a GET with the token updates presence, so the core is told the truth and decides.
-  return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: !notSent };
+  return { kind: 'network', message: withoutCredential(describe(e), headers), maybeDelivered: !notSent };
 }
 
 /** The first error code along the cause chain: an error may carry the socket's as its `cause`. */
@@ -163,16 +164,16 @@ function describe(e: unknown): string {
 }
 
 /**
- * Removes the Authorization value from a message. undici's `request` names a header it rejects without its
- * value (fetch quoted it); this keeps any message that would quote it from carrying the token.
+ * A message without the Authorization header's credential, as the core takes a token out (its `redact`,
+ * which also takes out any `Bearer …`). undici's `request` names a header it rejects without its value
+ * (fetch quoted it); this keeps any message that would quote it from carrying the token.
  */
-function redact(message: string, headers: Record<string, string>): string {
+function withoutCredential(message: string, headers: Record<string, string>): string {
   let out = message;
   for (const name of Object.keys(headers)) {
     if (name.toLowerCase() !== 'authorization') continue;
     const value = headers[name];
-    const credential = value.slice(value.indexOf(' ') + 1);
-    for (const secret of [value, credential]) if (secret !== '') out = out.split(secret).join('[redacted]');
+    out = redact(out, value.slice(value.indexOf(' ') + 1));
   }
   return out;
 }
