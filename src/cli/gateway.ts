@@ -1,11 +1,11 @@
 // `feed-agent gateway`: field devices on MQTT and Modbus TCP, described in a config file, delivered to the
 // service (docs/gateway.md). `--demo` runs it against an embedded broker, a simulated Modbus device and
 // the local service, all in this process.
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 import { GatewayConfigError, MissingPeerError, parseGatewayConfig, startGateway } from '../gateway';
 import type { Gateway, GatewayConfig } from '../gateway';
+import { readJsonFile } from './json-file';
 import { handleStopSignals } from './stop-signals';
 import { parseOptions, UsageError } from './usage';
 
@@ -73,7 +73,7 @@ async function runGateway(args: string[]): Promise<void> {
   }
   if (values['field-only'] === true) throw new UsageError('--field-only goes with --demo');
   if (values.config === undefined) throw new UsageError('--config FILE is required (see feed-agent gateway --help)');
-  const file = resolve(values.config);
+  const file = values.config;
   const config = readConfig(file);
   if (values.check === true) {
     console.log(`${values.config}: ${config.devices.length} devices, no mistakes`);
@@ -94,16 +94,11 @@ async function runGateway(args: string[]): Promise<void> {
   console.log(`feed-agent gateway: ${config.devices.length} devices${running.metricsUrl === null ? '' : `, metrics at ${running.metricsUrl}`}`);
 }
 
-/** Reads and checks the config file; every mistake in one UsageError (exit 2). */
+/** Reads and checks the config file, named as the user did; every mistake in one UsageError (exit 2). */
 function readConfig(file: string): GatewayConfig {
-  let json: unknown;
+  const json = readJsonFile(file, 'the config');
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`cannot read the config ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return parseGatewayConfig(json, process.env, dirname(file));
+    return parseGatewayConfig(json, process.env, dirname(resolve(file)));
   } catch (e) {
     if (e instanceof GatewayConfigError) throw new UsageError(`${file}: ${e.message}`);
     throw e;

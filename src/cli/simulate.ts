@@ -1,14 +1,14 @@
 // `feed-agent simulate`: a simulated device (docs/simulator.md). This file turns flags, environment and
 // config file into settings, and owns the process: signals, output stream and exit code. Bad input is a
 // UsageError (one line on stderr, exit 2, from main); the token is never printed.
-import { readFileSync } from 'node:fs';
 import { ConfigError, isServiceUrl } from '../core/config';
 import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
-import { parseSimConfig, SimConfigError } from '../sim/config';
+import { checkSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
 import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';
 import type { Target } from '../sim/simulator';
 import { StatusView } from '../sim/status';
+import { readJsonFile } from './json-file';
 import { listenHost, listening, listenPort, warnIfExposed } from './listen';
 import { blockedPortProblem } from './ports';
 import { handleStopSignals } from './stop-signals';
@@ -139,16 +139,11 @@ function parseFlags(args: string[]) {
 }
 
 function readConfig(file: string): SimConfig {
-  let text: string;
+  const json = readJsonFile(file, 'the config');
   try {
-    text = readFileSync(file, 'utf8');
+    return checkSimConfig(json);
   } catch (e) {
-    throw new UsageError(`cannot read the config ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return parseSimConfig(text);
-  } catch (e) {
-    if (e instanceof SimConfigError) throw new UsageError(`config ${file}: ${e.message}`);
+    if (e instanceof SimConfigError) throw new UsageError(`${file}: ${e.message}`);
     throw e;
   }
 }
