@@ -73,13 +73,12 @@ export function gatewayProcess(cli: string, configFile: string, env: Record<stri
 }
 
 /**
- * Node-RED 4 headless with bench/node-red/flow.json and settings.cjs, in its own userDir `work`. The flow
- * reads the broker and the service from the environment (BENCH_*).
+ * Node-RED 4 headless (its red.js: node-red-install.ts) with bench/node-red/flow.json and settings.cjs, in
+ * its own userDir `work`. The flow reads the broker and the service from the environment (BENCH_*).
  */
-export function nodeRedProcess(work: string, env: Record<string, string>): BridgeProcess {
+export function nodeRedProcess(red: string, work: string, env: Record<string, string>): BridgeProcess {
   mkdirSync(work, { recursive: true });
   const flow = join(work, 'flow.json');
   copyFileSync(join(ROOT, 'bench', 'node-red', 'flow.json'), flow);
-  const red = join(ROOT, 'node_modules', 'node-red', 'red.js');
   return new BridgeProcess('Node-RED', [red, '--userDir', work, '--settings', join(ROOT, 'bench', 'node-red', 'settings.cjs'), flow], env, /Connected to broker/);
 }

@@ -14,6 +14,7 @@ import { sleep } from './measure';
 import { startBroker } from './mqtt-broker';
 import type { Broker } from './mqtt-broker';
 import { topicOf } from './mqtt-publisher';
+import { nodeRedScript } from './node-red-install';
 
 /**
  * A device's queue in memory in the bench: the gateway's default, or FEED_AGENT_BENCH_GATEWAY_QUEUE, to
@@ -211,8 +212,10 @@ export function comparison(run: Run, short: boolean, bridge: 'gateway' | 'node-r
   };
   const plan = { fleet, rate: 1000, durationMs: outageMs + 20_000, faults, drainMs: 90_000 };
   const device = demoFleetDevice(0);
+  // Installed, if need be, before anything of the run starts.
+  const red = bridge === 'node-red' ? nodeRedScript() : '';
   const nodeRed = (work: string, broker: Broker, service: ServiceProcess) =>
-    nodeRedProcess(join(work, 'node-red'), {
+    nodeRedProcess(red, join(work, 'node-red'), {
       BENCH_BROKER_HOST: '127.0.0.1',
       BENCH_BROKER_PORT: new URL(broker.url).port,
       BENCH_SERVICE_URL: service.url,

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 
+import { redact } from '../../src/core/errors';
 import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { tlsFailureInWords } from './tls-words';
 import { WriteWatch } from './write-watch';
@@ -149,7 +150,7 @@ async function readAtMost(answer: UndiciDispatcher.ResponseData, max: number, pr
 function failure(e: unknown, headers: Record<string, string>, began: boolean): HttpResult {
   const code = errorCode(e);
   if (code !== null && TIMEOUTS.has(code)) return { kind: 'timeout', maybeDelivered: began };
-  return { kind: 'network', message: redact(describe(e), headers), maybeDelivered: began };
+  return { kind: 'network', message: withoutCredential(describe(e), headers), maybeDelivered: began };
 }
 
 /** The first error code along the cause chain: an error may carry the socket's as its `cause`. */
@@ -173,16 +174,16 @@ function describe(e: unknown): string {
 }
 
 /**
- * Removes the Authorization value from a message. undici's `request` names a header it rejects without its
- * value (fetch quoted it); this keeps any message that would quote it from carrying the token.
+ * A message without the Authorization header's credential, as the core takes a token out (its `redact`,
+ * which also takes out any `Bearer …`). undici's `request` names a header it rejects without its value
+ * (fetch quoted it); this keeps any message that would quote it from carrying the token.
  */
-function redact(message: string, headers: Record<string, string>): string {
+function withoutCredential(message: string, headers: Record<string, string>): string {
   let out = message;
   for (const name of Object.keys(headers)) {
     if (name.toLowerCase() !== 'authorization') continue;
     const value = headers[name];
-    const credential = value.slice(value.indexOf(' ') + 1);
-    for (const secret of [value, credential]) if (secret !== '') out = out.split(secret).join('[redacted]');
+    out = redact(out, value.slice(value.indexOf(' ') + 1));
   }
   return out;
 }

@@ -1,11 +1,12 @@
 // `feed-agent gateway`: field devices on MQTT and Modbus TCP, described in a config file, delivered to the
 // service (docs/gateway.md). `--demo` runs it against an embedded broker, a simulated Modbus device and
 // the local service, all in this process.
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 import { GatewayConfigError, MissingPeerError, parseGatewayConfig, startGateway } from '../gateway';
 import type { Gateway, GatewayConfig } from '../gateway';
+import { readJsonFile } from './json-file';
+import { handleStopSignals } from './stop-signals';
 import { parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent gateway --config FILE
@@ -41,8 +42,9 @@ What is guaranteed:
 
 Signals: SIGHUP reloads the config file (a removed device drains and closes its queue, an added one
 starts, nothing is lost; a file with mistakes is refused and the running config stays); SIGINT or SIGTERM
-stops: reading stops, every queue drains for up to 10 s, what is left stays on disk for the next start.
-Exit status: 0 after a stop, 2 on a bad config (every mistake listed), 1 when it cannot start (a missing
+stops: reading stops, every queue drains for up to 10 s, what is left stays on disk for the next start; a
+second one, 500 ms or more after the first (npm's copy of one Ctrl-C comes sooner), quits at once.
+Exit status: 0 after a stop, 130 after a second signal, 2 on a bad config (every mistake listed), 1 when it cannot start (a missing
 package, a port in use).`;
 
 export const gateway = {
@@ -71,7 +73,7 @@ async function runGateway(args: string[]): Promise<void> {
   }
   if (values['field-only'] === true) throw new UsageError('--field-only goes with --demo');
   if (values.config === undefined) throw new UsageError('--config FILE is required (see feed-agent gateway --help)');
-  const file = resolve(values.config);
+  const file = values.config;
   const config = readConfig(file);
   if (values.check === true) {
     console.log(`${values.config}: ${config.devices.length} devices, no mistakes`);
@@ -92,16 +94,11 @@ async function runGateway(args: string[]): Promise<void> {
   console.log(`feed-agent gateway: ${config.devices.length} devices${running.metricsUrl === null ? '' : `, metrics at ${running.metricsUrl}`}`);
 }
 
-/** Reads and checks the config file; every mistake in one UsageError (exit 2). */
+/** Reads and checks the config file, named as the user did; every mistake in one UsageError (exit 2). */
 function readConfig(file: string): GatewayConfig {
-  let json: unknown;
+  const json = readJsonFile(file, 'the config');
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`cannot read the config ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return parseGatewayConfig(json, process.env, dirname(file));
+    return parseGatewayConfig(json, process.env, dirname(resolve(file)));
   } catch (e) {
     if (e instanceof GatewayConfigError) throw new UsageError(`${file}: ${e.message}`);
     throw e;
@@ -112,17 +109,17 @@ function readConfig(file: string): GatewayConfig {
 function handleSignals(stop: () => Promise<void>, reload: (() => Promise<void>) | null): void {
   let stopping = false;
   let reloading: Promise<void> = Promise.resolve();
-  const onStop = (signal: string) => () => {
-    if (stopping) {
+  handleStopSignals(
+    (signal) => {
+      stopping = true;
+      console.log(`feed-agent gateway: ${signal}: stopping, draining the queues (up to 10 s)`);
+      void reloading.then(stop).then(() => process.exit(0));
+    },
+    (signal) => {
       console.log(`feed-agent gateway: ${signal} again: quitting; queued readings stay on disk`);
       process.exit(130);
-    }
-    stopping = true;
-    console.log(`feed-agent gateway: ${signal}: stopping, draining the queues (up to 10 s)`);
-    void reloading.then(stop).then(() => process.exit(0));
-  };
-  process.on('SIGINT', onStop('SIGINT'));
-  process.on('SIGTERM', onStop('SIGTERM'));
+    },
+  );
   process.on('SIGHUP', () => {
     if (reload === null || stopping) return;
     console.log('feed-agent gateway: SIGHUP: reloading the config');

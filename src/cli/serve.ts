@@ -1,11 +1,12 @@
 // `feed-agent serve`: the local service on the command line (docs/interface.md, "The local service's
 // command line"; every option in docs/service.md). The first line on stdout is exactly `listening on http://HOST:PORT`; the second is the
 // dashboard's URL (docs/dashboard.md).
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LIMITS } from '../core/wire';
-import { DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, parseSeed, startService } from '../service';
+import { checkSeed, DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, startService } from '../service';
 import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
+import { readJsonFile } from './json-file';
 import { listenHost, listening, listenPort, warnIfExposed } from './listen';
 import { integer, parseOptions, UsageError } from './usage';
 
@@ -123,13 +124,7 @@ function rateLimit(text: string): ServiceOptions['rateLimit'] {
 }
 
 function readSeed(file: string): Seed {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read the seed file: ${(error as Error).message}`);
-  }
-  return parseSeed(text);
+  return checkSeed(readJsonFile(file, 'the seed file'));
 }
 
 /**

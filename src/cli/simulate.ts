@@ -1,16 +1,17 @@
 // `feed-agent simulate`: a simulated device (docs/simulator.md). This file turns flags, environment and
 // config file into settings, and owns the process: signals, output stream and exit code. Bad input is a
 // UsageError (one line on stderr, exit 2, from main); the token is never printed.
-import { readFileSync } from 'node:fs';
 import { ConfigError, isServiceUrl } from '../core/config';
 import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
-import { parseSimConfig, SimConfigError } from '../sim/config';
+import { checkSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
 import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';
 import type { Target } from '../sim/simulator';
 import { StatusView } from '../sim/status';
+import { readJsonFile } from './json-file';
 import { listenHost, listening, listenPort, warnIfExposed } from './listen';
 import { blockedPortProblem } from './ports';
+import { handleStopSignals } from './stop-signals';
 import { EXIT_USAGE, parseOptions, UsageError } from './usage';
 
 const HELP = `usage: feed-agent simulate [options]
@@ -47,9 +48,6 @@ Exit status: 0 when every accepted sample was delivered or set aside, 1 otherwis
 130 after a second Ctrl-C.`;
 
 const DEFAULT_DRAIN_S = 10;
-// A second signal this soon after the first is the same Ctrl-C: `npm start` forwards to its script the
-// SIGINT that the terminal also sent it, so one keypress arrives twice (npm's copy later on a busy machine).
-const SAME_PRESS_MS = 500;
 
 export const simulate = {
   summary: 'run a simulated device against the service (default: the local demo)',
@@ -92,43 +90,29 @@ async function simulateOrThrow(args: string[]): Promise<number> {
   // A --host that is no address of this machine is bad input; with a URL nothing listens here.
   const simulation = await (local.listen === null ? start() : listening(start, local.listen.host));
   if (local.listen !== null) warnIfExposed('simulate', local.listen.host);
-  let signalledAt: number | null = null;
-  let finished = false;
-  const onSignal = (name: string) => (): void => {
-    // Done, and on the way out with its own status: a late copy of the first signal must not kill it.
-    if (finished) return;
-    if (signalledAt === null) {
-      signalledAt = performance.now();
-      simulation.stop(name);
-      return;
-    }
-    if (performance.now() - signalledAt < SAME_PRESS_MS) return;
-    // The durable queue, if any, already holds every accepted sample: leaving now loses nothing of it.
-    const queued = simulation.stats().queued;
-    const fate = values.durable === undefined ? 'lost (no --durable)' : `kept in ${values.durable} for the next run`;
-    view.finish(`interrupted: ${queued} queued samples ${fate}`, { type: 'interrupted', queued });
-    process.exit(130);
-  };
-  // Left in place after the end (a signal handler does not hold the process), for the reason above.
-  process.on('SIGINT', onSignal('Ctrl-C'));
-  process.on('SIGTERM', onSignal('SIGTERM'));
+  const signals = handleStopSignals(
+    (name) => simulation.stop(name),
+    () => {
+      // The durable queue, if any, already holds every accepted sample: leaving now loses nothing of it.
+      const queued = simulation.stats().queued;
+      const fate = values.durable === undefined ? 'lost (no --durable)' : `kept in ${values.durable} for the next run`;
+      view.finish(`interrupted: ${queued} queued samples ${fate}`, { type: 'interrupted', queued });
+      process.exit(130);
+    },
+    { SIGINT: 'Ctrl-C', SIGTERM: 'SIGTERM' },
+  );
   // A reader that goes away (`simulate | head`) stops the run as a first Ctrl-C does: what is queued
   // drains, and the status lines that follow go nowhere, quietly.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-    if (finished || signalledAt !== null) return;
-    signalledAt = performance.now();
+    if (!signals.stop()) return;
     console.error('feed-agent simulate: output closed: stopping, draining the queue');
     simulation.stop('output closed');
   });
   try {
     return await simulation.done;
   } finally {
-    // A copy of the signal that stopped it may still be on its way (npm's): it must come while the
-    // handler takes it, not while the process exits, whose default action for it is to die of it.
-    const wait = signalledAt === null ? 0 : signalledAt + SAME_PRESS_MS - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    finished = true;
+    await signals.finish();
   }
 }
 
@@ -155,16 +139,11 @@ function parseFlags(args: string[]) {
 }
 
 function readConfig(file: string): SimConfig {
-  let text: string;
+  const json = readJsonFile(file, 'the config');
   try {
-    text = readFileSync(file, 'utf8');
+    return checkSimConfig(json);
   } catch (e) {
-    throw new UsageError(`cannot read the config ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return parseSimConfig(text);
-  } catch (e) {
-    if (e instanceof SimConfigError) throw new UsageError(`config ${file}: ${e.message}`);
+    if (e instanceof SimConfigError) throw new UsageError(`${file}: ${e.message}`);
     throw e;
   }
 }

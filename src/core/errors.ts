@@ -74,10 +74,36 @@ export function elementIndexOf(message: string): number {
   return match === null ? -1 : Number(match[1]);
 }
 
-/** `text` with every occurrence of `secret`, and any `Bearer <credential>`, replaced by a marker. */
+// A secret shorter than this may be a piece of ordinary words ("a" of "command"): it is taken out only
+// where it stands alone. A longer one is taken out wherever it is, glued to letters too (`token%3D…`,
+// an escaped `\n…`), as it is no word's piece by chance.
+const STANDS_ALONE_BELOW = 8;
+
+/**
+ * `text` with `secret`, and any `Bearer <credential>`, replaced by a marker: every occurrence of a secret
+ * of 8 characters or more, and of a shorter one each that no letter or digit adjoins.
+ */
 export function redact(text: string, secret: string | undefined): string {
-  const out = secret ? text.split(secret).join('[redacted]') : text;
+  const out = secret ? withoutSecret(text, secret) : text;
   // Any bearer credential (RFC 6750 token syntax), whatever token it carries: a proxy may echo a header
   // we never sent.
   return out.replace(/\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi, 'Bearer [redacted]');
+}
+
+function withoutSecret(text: string, secret: string): string {
+  const anywhere = secret.length >= STANDS_ALONE_BELOW;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+    if (at < from) continue;
+    if (!anywhere && (isLetterOrDigit(text.charCodeAt(at - 1)) || isLetterOrDigit(text.charCodeAt(at + secret.length)))) continue;
+    out += text.slice(from, at) + '[redacted]';
+    from = at + secret.length;
+  }
+  return out + text.slice(from);
+}
+
+/** An ASCII letter or digit (NaN, past either end of the text, is neither). */
+function isLetterOrDigit(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 }

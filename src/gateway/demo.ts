@@ -49,10 +49,24 @@ export async function runDemo(options: { fieldOnly: boolean }): Promise<Demo> {
     await listen(server, DEMO_PORTS.broker, 'the MQTT broker');
     closers.push(() => new Promise<void>((resolve) => broker.close(() => server.close(() => resolve()))));
 
+    // Every field value is a slow wave in time since the start.
+    const started = Date.now();
+    const wave = (base: number, amp: number, period: number): number => {
+      const t = (Date.now() - started) / 1000;
+      return Math.round((base + amp * Math.sin((2 * Math.PI * t) / period)) * 10) / 10;
+    };
+
     // Bay 3's PLC: temperature (float32, holding registers 0-1), humidity ×10 (input register 2), vent (coil 0).
+    // Its registers hold readings before it listens, as a real PLC's do: the gateway's first poll reads
+    // the air, not zeros.
     const holding = new Array<number>(8).fill(0);
     const input = new Array<number>(8).fill(0);
     const coils = new Array<boolean>(8).fill(false);
+    const measure = (): void => {
+      [holding[0], holding[1]] = encodeWords(wave(24, 4, 150), 'float32', 'high-first');
+      input[2] = Math.round(wave(65, 12, 240) * 10);
+    };
+    measure();
     const plc = new modbus.ServerTCP(
       {
         getHoldingRegister: (addr: number) => holding[addr] ?? 0,
@@ -78,18 +92,12 @@ export async function runDemo(options: { fieldOnly: boolean }): Promise<Demo> {
     closers.push(() => field.endAsync(true));
     await field.subscribeAsync(['site/bay1/vent/set', 'site/bay2/vent/set'], { qos: 1 });
     field.on('message', (topic, payload) => console.log(`${topic.includes('bay1') ? 'Bay 1' : 'Bay 2'} field device: vent ${payload.toString() === '1' ? 'opens' : 'closes'} (${topic})`));
-    const started = Date.now();
     const tick = setInterval(() => {
-      const t = (Date.now() - started) / 1000;
-      const wave = (base: number, amp: number, period: number): number => Math.round((base + amp * Math.sin((2 * Math.PI * t) / period)) * 10) / 10;
       field.publish('site/bay1/temperature', String(wave(22, 3, 120)), { qos: 1 });
       field.publish('site/bay1/env', JSON.stringify({ humidity: Math.round(wave(60, 10, 300)) }), { qos: 1 });
       field.publish('site/bay2/north/temperature', String(wave(19, 2, 90)), { qos: 1 });
       field.publish('site/bay2/env', JSON.stringify({ data: { humidity: Math.round(wave(55, 8, 200)) } }), { qos: 1 });
-      const [hi, lo] = encodeWords(wave(24, 4, 150), 'float32', 'high-first');
-      holding[0] = hi;
-      holding[1] = lo;
-      input[2] = Math.round(wave(65, 12, 240) * 10);
+      measure();
     }, 1000);
     closers.push(() => clearInterval(tick));
 

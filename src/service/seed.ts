@@ -2,7 +2,7 @@
 // full before anything is stored; the first problem found is thrown as one sentence naming the field.
 import { compileRestriction } from '../core/validate';
 import type { Subtype } from '../core/wire';
-import { jsonFault } from './json-where';
+import { JsonTextError, parseJsonText } from './json-text';
 
 /** A subtype as seeded: the record of docs/interface.md §2.3 without its timestamps, which the service sets. */
 export type SeedSubtype = Omit<Subtype, 'created_at' | 'updated_at'>;
@@ -43,11 +43,9 @@ export class SeedError extends Error {
 export function parseSeed(text: string): Seed {
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
-    // Only where: JSON.parse's message quotes the text, which may hold a token (json-where.ts).
-    const where = jsonFault(text);
-    throw new SeedError('seed is not valid JSON' + (where === null ? '' : ` at line ${where.line}, column ${where.column}`));
+    value = parseJsonText(text);
+  } catch (e) {
+    throw e instanceof JsonTextError ? new SeedError('seed: ' + e.message) : e;
   }
   return checkSeed(value);
 }

@@ -2,7 +2,7 @@
 // settings. The check lists every problem at once and names each unknown key; the token is never quoted.
 import type { UplinkConfig } from '../core/config';
 import { reportProblems } from '../core/config';
-import { jsonFault } from '../service/json-where';
+import { JsonTextError, parseJsonText } from '../service/json-text';
 import type { ActuatorPlan, Report, SensorPlan } from './plan';
 import { show, SIGNAL_NAMES, signalSpec } from './signals';
 import type { SignalName } from './signals';
@@ -38,12 +38,15 @@ const UPLINK_KEYS = [...UPLINK_NUMBERS, 'sendAge'];
 export function parseSimConfig(text: string): SimConfig {
   let data: unknown;
   try {
-    data = JSON.parse(text);
-  } catch {
-    // Only where: JSON.parse's message quotes the text, and a config file may hold the token.
-    const where = jsonFault(text);
-    throw new SimConfigError(['not JSON' + (where === null ? '' : ` at line ${where.line}, column ${where.column}`)]);
+    data = parseJsonText(text);
+  } catch (e) {
+    throw e instanceof JsonTextError ? new SimConfigError([e.message]) : e;
   }
+  return checkSimConfig(data);
+}
+
+/** Checks a config file's value; throws SimConfigError listing every problem. */
+export function checkSimConfig(data: unknown): SimConfig {
   if (!isRecord(data)) throw new SimConfigError(['expected a JSON object at the top']);
   const problems: string[] = [];
   unknownKeys(data, TOP, '', problems);

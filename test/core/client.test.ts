@@ -696,4 +696,25 @@ describe('the token', () => {
     expect(redact('Authorization: bearer abc.def-123, next', undefined)).toBe('Authorization: Bearer [redacted], next');
     expect(redact('x' + TOKEN + 'y', TOKEN)).toBe('x[redacted]y');
   });
+
+  it('takes a short token out where it stands alone, never out of the words it is a piece of', () => {
+    const line = 'command poll: network: token a refused at /api?token=a&x=1 (a)';
+    expect(redact(line, 'a')).toBe('command poll: network: token [redacted] refused at /api?token=[redacted]&x=1 ([redacted])');
+    expect(redact('a', 'a')).toBe('[redacted]');
+    expect(redact('secrets; the secret: secret1', 'secret')).toBe('secrets; the [redacted]: secret1');
+    // Overlapping occurrences, each glued to the other: none stands alone.
+    expect(redact('aaa', 'aa')).toBe('aaa');
+    // Again and again (a message redacted, then logged): the marker is no place for a letter of the token.
+    for (const token of ['c', 'd', 'e', 'r', 'ted', 'redact']) {
+      const once = redact(`token ${token}: reset`, token);
+      expect(once, token).toBe('token [redacted]: reset');
+      expect(redact(redact(once, token), token), token).toBe(once);
+    }
+  });
+
+  it('takes a token of 8 characters or more out wherever it is, glued to letters too', () => {
+    expect(redact('?token%3D' + TOKEN + '&x', TOKEN)).toBe('?token%3D[redacted]&x');
+    expect(redact('"bad token:\\n' + TOKEN + '"', TOKEN)).toBe('"bad token:\\n[redacted]"');
+    expect(redact('tokens: tokenize', 'tokenize')).toBe('tokens: [redacted]');
+  });
 });

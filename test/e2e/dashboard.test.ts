@@ -122,7 +122,18 @@ describe('the dashboard in Chromium', () => {
     const relay = page.locator('.card[data-resource="107"]');
     const toggle = relay.getByRole('switch', { name: 'Irrigation Relay' });
     const switchShows = async () => [await toggle.getAttribute('aria-checked'), await relay.locator('.switch-state').textContent()];
-    expect(await switchShows()).toEqual(['false', 'no value yet']);
+    expect(await switchShows()).toEqual(['false', 'no command yet']);
+    // Before a command, the relay is listening, not "alive" beside an empty value: the device polls it.
+    const presence = (id: number) => page.locator(`.card[data-resource="${id}"] .presence`).textContent();
+    expect([await presence(107), await lastValue(107)]).toEqual(['listening', 'no command yet']);
+    // The fan, which the simulator only looked up (no signal for its on|off pattern), has sent no value:
+    // alive by the service's count, shown as what it is.
+    expect([await presence(106), await lastValue(106)]).toEqual(['no value', 'none yet']);
+    expect(await page.locator('.card[data-resource="106"] .presence').getAttribute('title')).toMatch(/^alive by the service, .* it has sent no value \(lifetime 15 min\); last heard from at /);
+    // The network line says what it counts: bytes sent and received, the term's tooltip whose.
+    const network = page.locator('.card[data-resource="102"] dd').nth(2);
+    expect(await network.locator('small').textContent()).toMatch(/^[\d,]+ sent · [\d,]+ received$/);
+    expect(await page.locator('.card[data-resource="102"] dt', { hasText: 'network' }).getAttribute('title')).toMatch(/sent by the device .* received in the service's answers/);
     const requests = async () => Number((await relay.locator('dd .value').allTextContents())[1]?.replace(/,/g, ''));
     await expect.poll(requests, WAIT).toBeGreaterThanOrEqual(2);
     const feedOf = async () => Number((await relay.locator('.message').textContent())!.split(' ').pop());
@@ -132,6 +143,7 @@ describe('the dashboard in Chromium', () => {
     expect(await sim.next((e) => e.type === 'command' && e.resource === 107, 15_000)).toMatchObject({ value: true, feed: on });
     await expect.poll(switchShows, WAIT).toEqual(['true', 'on']);
     await expect.poll(() => lastValue(107), WAIT).toBe('1');
+    expect(await presence(107)).toBe('listening');
     // Off again: the switch shows the relay's last value, which the next poll confirms.
     await toggle.click();
     await expect.poll(async () => (await relay.locator('.message').allTextContents())[0], WAIT).toMatch(/^stored 0 as feed \d+$/);
@@ -238,6 +250,46 @@ describe('the dashboard in Chromium', () => {
         return [before, after, [chart.xs.length, parent.dataset.points]];
       })()`);
       expect(counts).toEqual([[3, '3'], [1, '1'], [0, '0']]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it("a value axis stays within the resource's range: a counter at 0 from 0, not from -10", { timeout: 30_000 }, async () => {
+    const served = await Served.start(work.cli(), ['--port', '0']);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${served.url}/`);
+      const axes = await page.evaluate(`(async () => {
+        const { SeriesChart } = await import('/_local/assets/chart.js');
+        const chart = (decimals, bounds, ys) => {
+          const made = new SeriesChart(document.body.appendChild(document.createElement('div')), 'number', decimals, { px: 0 }, null, bounds);
+          made.add(ys.map((_, i) => 100 + i), ys, 0, 200);
+          return made;
+        };
+        const charts = [
+          chart(0, [0, 2147483647], [0]),
+          chart(0, null, [0]),
+          chart(1, [0, 100], [99.5, 100]),
+          chart(1, [-40, 125], [21.5]),
+          chart(0, [4, 4], [4]),
+        ];
+        // uPlot sets its scales once the frame is drawn.
+        await new Promise(requestAnimationFrame);
+        return charts.map((c) => [c.plot.scales.y.min, c.plot.scales.y.max]);
+      })()`);
+      expect(axes).toEqual([
+        // A counter's first reading: the pad below 0, which no reading can reach, is gone.
+        [0, 10],
+        // Without a range the pad stays on both sides.
+        [-10, 10],
+        // A humidity near full: up to 100 %, no further.
+        [expect.closeTo(99.45, 5), 100],
+        // Well inside the range, as before: ten of its last places (or a hundredth of the value) each side.
+        [20.5, 22.5],
+        // A range of one value keeps the pad (the line would be on the axis' edge).
+        [-6, 14],
+      ]);
     } finally {
       await served.stop();
     }

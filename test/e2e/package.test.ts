@@ -31,7 +31,9 @@ beforeAll(() => {
   for (const entry of [...files.filter((f) => f !== 'dist'), 'package.json', 'README.md', 'LICENSE']) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(staged, entry), { recursive: true });
   }
-  // Built above: the prepack script would build again, from scripts/, which is not staged.
+  // Built above: no prepack, which would build the type declarations again. npm 10 runs "prepare" all the
+  // same (npm 11 does not): scripts/ is there for it, which "files" leaves out of the package.
+  cpSync(join(ROOT, 'scripts'), join(staged, 'scripts'), { recursive: true });
   execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: staged, stdio: 'ignore' });
   const tarball = readdirSync(work.dir).find((name) => name.endsWith('.tgz'))!;
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -57,7 +59,10 @@ function filesUnder(dir: string, test: (name: string) => boolean): string[] {
 describe('the package', () => {
   it('runs no script when installed (it is built before packing), and says nothing about scripts', () => {
     const { scripts } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(Object.keys(scripts).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    // "prepare" builds a clone's dist/ at its `npm install`; npm never runs it for a package installed from
+    // its tarball (the install above would have failed: the package has no scripts/ to build with).
+    expect(Object.keys(scripts).filter((name) => /^(pre|post)?install$/.test(name))).toEqual([]);
+    expect(scripts.prepare).toBe('node scripts/build.mjs --outdir dist');
     expect(scripts.prepack).toBe('node scripts/build.mjs');
     expect(installWarnings).not.toMatch(/install-scripts|prepare/);
   });
@@ -68,6 +73,19 @@ describe('the package', () => {
     const linked = [...new Set([...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]))];
     expect(linked.length).toBeGreaterThan(5);
     expect(linked.filter((path) => !existsSync(join(installed, path)))).toEqual([]);
+  });
+});
+
+describe('a clone of the repository', () => {
+  it("gets at `npm install` the CLI that the README's `npx feed-agent` runs, from its prepare script", () => {
+    // A clone has no dist/, which the bin names: npm runs "prepare" once the dependencies are in (npm ci too).
+    const clone = join(work.dir, 'clone');
+    for (const entry of ['package.json', 'tsconfig.json', 'scripts', 'src', 'platforms']) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const { scripts, bin, version } = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string>; version: string };
+    expect(existsSync(join(clone, bin['feed-agent']))).toBe(false);
+    execFileSync('sh', ['-c', scripts.prepare], { cwd: clone, stdio: 'ignore' });
+    expect(execFileSync(join(clone, bin['feed-agent']), ['--version'], { encoding: 'utf8' })).toBe(version + '\n');
   });
 });
 

@@ -232,9 +232,9 @@ describe('config file', () => {
   });
 
   it('refuses text that is not a JSON object', () => {
-    expect(() => parseSimConfig('{"sensors": [')).toThrow(/^not JSON at line 1, column 14$/);
+    expect(() => parseSimConfig('{"sensors": [')).toThrow(/^not JSON at line 1, column 14: the text ends too soon$/);
     // Where, never a quote of the text: a token left unquoted stays unprinted.
-    expect(() => parseSimConfig('{"url": "http://127.0.0.1:8080",\n "token": SECRET1234}')).toThrow(/^not JSON at line 2, column 11$/);
+    expect(() => parseSimConfig('{"url": "http://127.0.0.1:8080",\n "token": SECRET1234}')).toThrow(/^not JSON at line 2, column 11: expected a value after the property name: [^S]*$/);
     expect(() => parseSimConfig('[]')).toThrow(/JSON object/);
   });
 });

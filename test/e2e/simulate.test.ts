@@ -499,7 +499,7 @@ describe('feed-agent simulate', () => {
       const { code, sim } = await runSim(work.cli(), ['--config', file]);
       expect(code).toBe(2);
       expect(sim.stderr.trim()).toBe(
-        `feed-agent simulate: config ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key; uplink.sendAge: expected true or false, got "yes"`,
+        `feed-agent simulate: ${file}: sensors[0].colour: unknown key for the counter signal; uplink.size: unknown key; uplink.sendAge: expected true or false, got "yes"`,
       );
       expect(sim.stdout).toBe('');
     });

@@ -1,13 +1,14 @@
 // `feed-agent gateway` from the built CLI: every mistake of a config at once (exit 2), a secret's value
-// never quoted, a missing protocol library named, its guarantees in --help.
+// never quoted, a missing protocol library named, its guarantees in --help, the README's commands.
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { workDir } from '../support/build';
+import { ROOT, workDir } from '../support/build';
 import { BAD, EXPECTED } from './fixtures/bad-config';
+import { SEED } from './support';
 
 const run = promisify(execFile);
 
@@ -59,5 +60,16 @@ describe('feed-agent gateway', () => {
     expect(stdout).toMatch(/kill -9/);
     expect(stdout).toMatch(/power cut/);
     expect(stdout).toMatch(/SIGHUP/);
+  });
+
+  it("checks examples/gateway.json with the README's commands as written: the tokens it gives are the demo's", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // --help sends the reader there for it.
+    expect(readme).toContain('`npm run gateway:demo -- --field-only`');
+    const [, exported, check] = /```sh\nexport (BAY1_TOKEN=[^\n]*)\nnpx feed-agent gateway (--check --config \S+) .*\n/.exec(readme) ?? [];
+    const env = Object.fromEntries(exported.split(' ').map((pair) => pair.split('=')));
+    expect(env).toEqual(Object.fromEntries(SEED.devices.map((d, i) => [`BAY${i + 1}_TOKEN`, d.token])));
+    const { stdout } = await run(process.execPath, [cli, 'gateway', ...check.split(' ')], { cwd: ROOT, env: { ...process.env, ...env } });
+    expect(stdout).toBe('examples/gateway.json: 3 devices, no mistakes\n');
   });
 });

@@ -58,13 +58,15 @@ describe('checkSeed', () => {
     const file = JSON.stringify(SEED, null, 2).replace(`"token": "${A.token}"`, `"token": ${secret}`);
     expect(file).toContain(secret);
     const line = file.split('\n').findIndex((l) => l.includes(secret)) + 1;
-    expect(() => parseSeed(file)).toThrow(new SeedError(`seed is not valid JSON at line ${line}, column 16`));
+    expect(() => parseSeed(file)).toThrow(
+      new SeedError(`seed: not JSON at line ${line}, column 16: expected a value after the property name: a string, a number, an object, an array, true, false or null`),
+    );
     for (const [text, where] of [
-      ['{"subtypes": [', 'line 1, column 15'],
-      ['{"subtypes": [],\r\n "devices": [}', 'line 2, column 14'],
-      ['', 'line 1, column 1'],
+      ['{"subtypes": [', 'line 1, column 15: the text ends too soon'],
+      ['{"subtypes": [],\r\n "devices": [}', "line 2, column 14: expected a value in the array: a string, a number, an object, an array, true, false or null"],
+      ['', 'line 1, column 1: the text is empty'],
     ]) {
-      expect(() => parseSeed(text), text).toThrow(new SeedError(`seed is not valid JSON at ${where}`));
+      expect(() => parseSeed(text), text).toThrow(new SeedError(`seed: not JSON at ${where}`));
     }
   });
 

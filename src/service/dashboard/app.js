@@ -49,8 +49,11 @@ class Card {
     const r = resource.record;
     this.id = r.id_resource;
     this.kind = resource.kind;
+    /** Whether it takes commands: the device polls it for them. */
+    this.command = resource.command;
     /** Places a number of this resource shows. */
     this.decimals = decimalsOf(r.subtype);
+    this.subtype = r.subtype;
     /**
      * The greatest feed id loaded: a feed stored later has a greater one, whatever its time (a backlog
      * arrives stamped where it was sampled). null until the first load.
@@ -99,7 +102,7 @@ class Card {
    */
   mount(axis) {
     if (this.kind === 'string') this.list = /** @type {HTMLOListElement} */ (this.plot.appendChild(node('ol', 'values')));
-    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals, axis, this.unit);
+    else this.chart = new SeriesChart(this.plot, this.kind, this.decimals, axis, this.unit, bounds(this.subtype));
   }
 
   /**
@@ -118,7 +121,7 @@ class Card {
       button.setAttribute('role', 'switch');
       button.setAttribute('aria-checked', 'false');
       button.setAttribute('aria-label', r.name);
-      const state = node('span', 'switch-state', ['no value yet']);
+      const state = node('span', 'switch-state', ['no command yet']);
       this.toggle = { button, state, ...pair };
       button.addEventListener('click', () => {
         const on = button.getAttribute('aria-checked') !== 'true';
@@ -150,7 +153,7 @@ class Card {
     if (this.toggle === null) return;
     const on = raw !== null && isOn(raw, this.toggle.onWord);
     this.toggle.button.setAttribute('aria-checked', String(on));
-    this.toggle.state.textContent = raw === null ? 'no value yet' : on ? 'on' : 'off';
+    this.toggle.state.textContent = raw === null ? 'no command yet' : on ? 'on' : 'off';
   }
 
   /**
@@ -178,14 +181,23 @@ class Card {
    */
   update(resource, nowMs) {
     const r = resource.record;
-    this.presence.textContent = r.is_alive ? 'alive' : 'dead';
-    this.presence.className = 'presence ' + (r.is_alive ? 'alive' : 'dead');
-    this.presence.title = r.lifetime_updated_at === null ? 'no presence update yet' : `presence updated ${moment(parseTime(r.lifetime_updated_at), nowMs)}`;
     const last = r.last_feed;
+    const heard = r.lifetime_updated_at === null ? null : moment(parseTime(r.lifetime_updated_at), nowMs);
+    const presence = presenceOf(r.is_alive, this.command, last !== null);
+    this.presence.textContent = presence.word;
+    this.presence.className = 'presence ' + presence.look;
+    this.presence.title = `${presence.meaning} (lifetime ${r.lifetime} min); ${heard === null ? 'never heard from' : `last heard from at ${heard}`}`;
+    const none = this.command ? 'no command yet' : 'none yet';
     this.facts.replaceChildren(
-      ...fact('last value', last === null ? '—' : this.display(last.raw_data), last === null ? '' : `at ${moment(parseTime(last.created_at), nowMs)}`, last === null ? '—' : withUnit(last.raw_data, this.unit)),
-      ...fact('requests', count(r.api_requests_usage)),
-      ...fact('network', `${count(r.api_network_usage)} B`, `in ${count(r.api_network_income_usage)} · out ${count(r.api_network_outgoing_usage)}`),
+      ...fact('last value', last === null ? none : this.display(last.raw_data), last === null ? '' : `at ${moment(parseTime(last.created_at), nowMs)}`, last === null ? none : withUnit(last.raw_data, this.unit)),
+      ...fact('requests', count(r.api_requests_usage), '', undefined, "the device's requests that concerned this resource, as the service counts them"),
+      ...fact(
+        'network',
+        `${count(r.api_network_usage)} B`,
+        `${count(r.api_network_outgoing_usage)} sent · ${count(r.api_network_income_usage)} received`,
+        undefined,
+        "bytes that concerned this resource: sent by the device in its requests' bodies, received in the service's answers",
+      ),
     );
     this.showSwitch(last === null ? null : last.raw_data);
   }
@@ -478,11 +490,41 @@ function button(label, type, onClick) {
  * @param {string} value
  * @param {string} [note]
  * @param {string} [full] the value unrounded, as a tooltip when it differs
+ * @param {string} [meaning] what the term counts, as its tooltip
  */
-function fact(term, value, note = '', full = value) {
+function fact(term, value, note = '', full = value, meaning = '') {
   const shown = node('span', 'value', [value]);
   if (full !== value) shown.title = full;
-  return [node('dt', '', [term]), node('dd', '', [shown, note === '' ? '' : node('small', '', [note])])];
+  const dt = node('dt', '', [term]);
+  if (meaning !== '') dt.title = meaning;
+  return [dt, node('dd', '', [shown, note === '' ? '' : node('small', '', [note])])];
+}
+
+/**
+ * A card's presence: the service's (alive while the device was heard from within the lifetime), said of
+ * what it rests on. A resource that takes commands is alive while the device polls it for them: it is
+ * listening, fed or not. Any other with no feed was only named in a request (a lookup): alive by the
+ * service's count, it has sent no value.
+ * @param {boolean} alive
+ * @param {boolean} command
+ * @param {boolean} fed
+ * @returns {{word: string, look: string, meaning: string}}
+ */
+function presenceOf(alive, command, fed) {
+  if (!alive) return { word: 'dead', look: 'dead', meaning: 'not heard from within its lifetime' };
+  if (command) return { word: 'listening', look: 'alive', meaning: 'alive: the device polls it for commands' };
+  if (!fed) return { word: 'no value', look: 'idle', meaning: 'alive by the service, as the device named it in a request, but it has sent no value' };
+  return { word: 'alive', look: 'alive', meaning: 'alive: the device was heard from within its lifetime' };
+}
+
+/**
+ * The range a number of the subtype must lie in, for its chart's value axis; null when a pattern rules
+ * instead (an empty one is none: the range applies).
+ * @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s
+ * @returns {[number, number] | null}
+ */
+function bounds(s) {
+  return s.data_restriction_regex ? null : [s.data_restriction_begin_range, s.data_restriction_end_range];
 }
 
 /** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */

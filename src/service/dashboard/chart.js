@@ -47,17 +47,24 @@ function valueSteps(decimals) {
 /**
  * The value axis: uPlot's (a tenth more each side, and zero when that reaches it), but around a flat line
  * a hundredth of its value (at least ten of its last places) each side, where uPlot would take the value
- * itself (21.5 on an axis from 0 to 40); [0, 1] with no value.
+ * itself (21.5 on an axis from 0 to 40); [0, 1] with no value. Never past the resource's range, which
+ * its values cannot leave: a counter at 0 gets 0 to 10, not -10 to 10, a humidity of 99% no 101%.
  * @param {number} min
  * @param {number} max
  * @param {number} decimals
+ * @param {[number, number] | null} bounds the subtype's range; null: none
  * @returns {import('uplot').Range.MinMax}
  */
-function valueRange(min, max, decimals) {
+function valueRange(min, max, decimals, bounds) {
   if (!Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
-  if (max - min >= 10 ** -decimals) return uPlot.rangeNum(min, max, 0.1, true);
   const pad = Math.max(10 ** (1 - decimals), Math.abs(max) / 100);
-  return [min - pad, max + pad];
+  const [from, to] = max - min >= 10 ** -decimals ? uPlot.rangeNum(min, max, 0.1, true) : [min - pad, max + pad];
+  if (bounds === null) return [from, to];
+  // A value outside the range (stored before the subtype changed) stays on the axis.
+  const low = Math.max(from ?? min, Math.min(bounds[0], min));
+  const high = Math.min(to ?? max, Math.max(bounds[1], max));
+  // A range of one value (4..4) leaves the pad as it was.
+  return low < high ? [low, high] : [from, to];
 }
 
 /**
@@ -74,8 +81,10 @@ export class SeriesChart {
    * @param {number} decimals places a value shows (format.js decimalsOf)
    * @param {SharedAxis} axis shared with the other charts of the device
    * @param {string | null} [unit] the unit of the values (`°C`), on the value axis and in the readout
+   * @param {[number, number] | null} [bounds] the range the values lie in (the subtype's), which the
+   *   value axis keeps within; null: none
    */
-  constructor(parent, kind, decimals, axis, unit = null) {
+  constructor(parent, kind, decimals, axis, unit = null, bounds = null) {
     /** @type {number[]} seconds since the epoch */
     this.xs = [];
     /** @type {(number | null)[]} null where a value is not a number */
@@ -101,7 +110,7 @@ export class SeriesChart {
         scales: {
           // The window, whatever the points (uPlot would widen a single point's range by a day of its unit).
           x: { time: true, range: () => [this.fromS, this.nowS] },
-          y: this.steps ? { range: [-0.1, 1.1] } : { range: (_u, min, max) => valueRange(min, max, decimals) },
+          y: this.steps ? { range: [-0.1, 1.1] } : { range: (_u, min, max) => valueRange(min, max, decimals, bounds) },
         },
         axes: [
           {

@@ -101,10 +101,10 @@ describe('feed-agent serve', () => {
     // A file that does not parse changes nothing; the token of the last good one stays. The message says
     // where, and quotes nothing: not the token left unquoted.
     seedFile('rotating.json', '{"subtypes": [');
-    expect(await next('nothing changed')).toMatch(/seed is not valid JSON at line 1, column 15$/);
+    expect(await next('nothing changed')).toMatch(/rotating\.json: not JSON at line 1, column 15: the text ends too soon$/);
     expect((await device(s.url, A.key, rotated).createFeed(73, 0)).status).toBe(200);
     seedFile('rotating.json', unquotedToken(SEED));
-    expect(await next('nothing changed')).toMatch(/seed is not valid JSON at line 1, column \d+$/);
+    expect(await next('nothing changed')).toMatch(/rotating\.json: not JSON at line 1, column \d+: expected a value after the property name: .*null$/);
     expect(s.output()).not.toContain(UNQUOTED.slice(0, 4));
     seedFile('rotating.json', SEED);
     await next('seed applied again from ' + file);
@@ -135,8 +135,8 @@ describe('feed-agent serve', () => {
     delete broken.devices[0].resources[1].lifetime;
     for (const [content, message] of [
       [broken, 'seed: devices[0].resources[1].lifetime is missing'],
-      ['{"subtypes": [', 'seed is not valid JSON at line 1, column 15'],
-      [unquotedToken(SEED), 'seed is not valid JSON at line 1, column '],
+      ['{"subtypes": [', 'bad.json: not JSON at line 1, column 15: the text ends too soon'],
+      [unquotedToken(SEED), 'bad.json: not JSON at line 1, column '],
       [{ ...SEED, devices: [{ ...SEED.devices[0], token: 'has space' }] }, 'seed: devices[0].token must be 1 to 512 visible ASCII characters'],
     ] as const) {
       const s = await serve(['--port', '0', '--seed', seedFile('bad.json', content)], { mayExit: true });
@@ -154,7 +154,7 @@ describe('feed-agent serve', () => {
       [['--port', '70000'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "70000"\n'],
       [['--port', '-1'], 'feed-agent serve: --port must be an integer from 0 to 65535, not "-1"\n'],
       [['--max-ids', '-3'], 'feed-agent serve: --max-ids must be an integer from 1 to'],
-      [['--seed', join(work, 'no-such-seed.json')], 'feed-agent serve: cannot read the seed file: ENOENT'],
+      [['--seed', join(work, 'no-such-seed.json')], `feed-agent serve: cannot read the seed file ${join(work, 'no-such-seed.json')}: ENOENT`],
     ] as const) {
       const refused = await serve([...args], { mayExit: true });
       expect(await refused.exited, args.join(' ')).toBe(2);
