@@ -26,8 +26,8 @@ export type Dispatcher = UndiciDispatcher;
 
 export interface HttpOptions {
   /**
-   * Where requests go through. Default: undici's global dispatcher (Node's fetch uses the same), a
-   * keep-alive pool per origin shared by every agent of the process. Give an undici Agent to trust an extra CA or to change pool settings.
+   * Where requests go through. Default: one undici Agent of this module's, a keep-alive pool per origin
+   * shared by every host of the process that gives none. Give an undici Agent to trust an extra CA or to change pool settings.
    */
   dispatcher?: Dispatcher;
   /**
@@ -51,8 +51,8 @@ export const SETTLE_MARGIN_MS = 250;
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export function createHttp(options: HttpOptions = {}): (req: HttpRequest) => Promise<HttpResult> {
-  const { request, getGlobalDispatcher } = undici();
-  const watch = new WriteWatch(dispatcherFor(options) ?? getGlobalDispatcher());
+  const { request } = undici();
+  const watch = new WriteWatch(dispatcherFor(options) ?? sharedAgent());
   const dispatcher = watch.dispatcher;
 
   /** One exchange through undici, with its abort `signal`; `timedOut` is the reason the deadline aborts with. */
@@ -191,6 +191,18 @@ function withoutCredential(message: string, headers: Record<string, string>): st
 /** The undici package (a dependency): loaded by the first host, as the only way this host speaks HTTP. */
 function undici(): typeof import('undici') {
   return createRequire(import.meta.url)('undici') as typeof import('undici');
+}
+
+let shared: Dispatcher | null = null;
+
+/**
+ * The pool of every host that gives no dispatcher. Not undici's global dispatcher: on Node 20, a fetch()
+ * made before (by the application, a library) installs Node's own undici 6 there, which refuses the
+ * handlers of undici 7's requests ("invalid onError method").
+ */
+function sharedAgent(): Dispatcher {
+  if (shared === null) shared = new (undici().Agent)();
+  return shared;
 }
 
 function dispatcherFor(options: HttpOptions): Dispatcher | undefined {

@@ -1,4 +1,6 @@
 // The Node HTTP adapter against real sockets on 127.0.0.1: answers, each kind of failure, reuse, TLS, secrecy.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
@@ -12,6 +14,8 @@ import type { HttpRequest, HttpResult } from '../../src/core/host';
 import { createHttp, SETTLE_MARGIN_MS } from '../../platforms/node/http';
 import { Agent, request as undiciRequest } from 'undici';
 import { closedPort, listen, shut } from './support/listen';
+import { bundle } from './support/bundle';
+import { workDir } from '../support/build';
 
 const TOKEN = '2A192A93FA7E383AE98803C7';
 const HEADERS = { Authorization: 'Bearer ' + TOKEN, 'Content-Type': 'application/json' };
@@ -63,6 +67,20 @@ describe('createHttp', () => {
     expect(result).toMatchObject({ kind: 'response', status: 200, retryAfter: null });
     const echoed = JSON.parse((result as { body: string }).body);
     expect(echoed).toEqual({ length: String(Buffer.byteLength('{"input":"é✓"}')), text: '{"input":"é✓"}', auth: 'Bearer ' + TOKEN });
+  });
+
+  it("works in a process whose application used Node's fetch first, which puts Node's own undici in the global dispatcher", async () => {
+    const { base } = await httpServer((_req, _body, res) => res.end('{}'));
+    const scratch = workDir('fetch-first-');
+    try {
+      // A process of its own: in this one, undici was loaded before any fetch.
+      const script = await bundle('../fetch-first.ts', scratch.dir, 'external');
+      // Not spawnSync: the server answering it lives in this process.
+      const { stdout } = await promisify(execFile)(process.execPath, [script, base + '/resources'], { encoding: 'utf8', timeout: 20_000 });
+      expect(JSON.parse(stdout)).toMatchObject({ kind: 'response', status: 200 });
+    } finally {
+      scratch.remove();
+    }
   });
 
   it('passes Retry-After through and answers a non-200 as a response', async () => {
