@@ -8,10 +8,10 @@ import {
   TOO_LARGE,
   type OverflowPolicy,
   type QueueOptions,
-} from '../../src/core/queue';
-import { createRandom } from '../../src/core/random';
-import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
-import type { SampleValue } from '../../src/core/host';
+} from '../../src/core/queue/queue';
+import { createRandom } from '../../src/core/host/random';
+import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/wire/utf8';
+import type { SampleValue } from '../../src/core/host/host';
 import { encode, take } from '../support/queue-body';
 
 /** The time of the fast lane's samples; `push` takes its own. */

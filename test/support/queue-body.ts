@@ -1,7 +1,7 @@
 // The operation-4 body of a queue's samples, for tests: what the uplink's head sends (batch-body.ts),
 // for any range, with the range checked.
-import { BatchBody } from '../../src/core/batch-body';
-import type { SampleQueue } from '../../src/core/queue';
+import { BatchBody } from '../../src/core/delivery/batch-body';
+import type { SampleQueue } from '../../src/core/queue/queue';
 
 // One encoder per queue, as the head keeps one: its texts are built as entries are claimed.
 const bodies = new WeakMap<SampleQueue, BatchBody>();

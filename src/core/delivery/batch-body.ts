@@ -6,10 +6,10 @@
 //
 // With ages on (`uplink.sendAge`, our extension of operation 4: docs/interface.md) each element also
 // carries `"age_ms"`, how long ago its sample was taken by the host's monotonic clock.
-import type { Host } from './host';
-import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from './queue';
-import type { SampleQueue } from './queue';
-import { LIMITS } from './wire';
+import type { Host } from '../host/host';
+import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from '../queue/queue';
+import type { SampleQueue } from '../queue/queue';
+import { LIMITS } from '../wire/wire';
 
 export class BatchBody {
   /**

@@ -5,11 +5,11 @@
 // unlocked samples, cannot move what an index points at. Every change of it is one step, for an answer or
 // for one of the agent's own moves; the samples the step lets go leave the queue here, and the uplink
 // carries out the rest of its effects.
-import type { Host } from './host';
-import type { SampleQueue } from './queue';
+import type { Host } from '../host/host';
+import type { SampleQueue } from '../queue/queue';
 import type { EngineEvent, Outcome, State } from './rules';
-import type { UplinkConfig } from './config';
-import { settleMs } from './config';
+import type { UplinkConfig } from '../config';
+import { settleMs } from '../config';
 import type { Delivery, Effects, StepSettings } from './step';
 import { firstDelivery, step } from './step';
 import { BatchBody } from './batch-body';

@@ -9,7 +9,7 @@
 // work in a promise job (`later`), on a fresh stack, and reaches the host through at most two async
 // steps. The one is createFeedsEncoded, once per batch on the uplink's path: the uplink resumes on a
 // fresh stack itself, and a promise job there costs XS compute per sample (docs/xs.md).
-import type { Host, HttpRequest, HttpResult } from './host';
+import type { Host, HttpRequest, HttpResult } from '../host/host';
 import type { CreatedFeed, Feed, FeedInput, InputValue, Resource, Subtype } from './wire';
 import { LIMITS } from './wire';
 import { rawData } from './validate';

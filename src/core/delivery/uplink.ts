@@ -8,23 +8,23 @@
 // Delivery is at-least-once: only a request whose outcome is unknown can lead to a duplicate; such a
 // batch is read back before it is sent again (reconcile.ts), and what that cannot decide is counted as
 // unresolved.
-import type { Host, Log } from './host';
-import { Alarm } from './alarm';
-import type { UplinkConfig } from './config';
-import type { BatchAnswer, FeedClient } from './client';
-import type { Counters } from './counters';
+import type { Host, Log } from '../host/host';
+import { Alarm } from '../host/alarm';
+import type { UplinkConfig } from '../config';
+import type { BatchAnswer, FeedClient } from '../wire/client';
+import type { Counters } from '../host/counters';
 import type { Head } from './head';
-import type { Job, Lane } from './lane';
-import type { Presence } from './presence';
-import type { SampleQueue } from './queue';
+import type { Job, Lane } from '../requests/lane';
+import type { Presence } from '../resources/presence';
+import type { SampleQueue } from '../queue/queue';
 import type { Reconciler } from './reconcile';
 import type { Outcome } from './rules';
 import type { Effects } from './step';
-import { FailureReport } from './retry-ladder';
+import { FailureReport } from '../requests/retry-ladder';
 import type { SetAsides } from './set-aside';
-import type { StorageJournal } from './storage-journal';
+import type { StoredQueue } from '../queue/stored-queue';
 import type { Vanished } from './vanished';
-import { FeedError, errorText } from './errors';
+import { FeedError, errorText } from '../wire/errors';
 import { classifyBatch, classifyReadBack } from './outcomes';
 
 /** What the uplink works with. */
@@ -34,7 +34,7 @@ export interface UplinkParts {
   queue: SampleQueue;
   head: Head;
   /** Durable storage's part: the backlog beyond the queue, departures, the batch about to go. */
-  journal: Pick<StorageJournal, 'backlog' | 'checkpoint' | 'sending'>;
+  stored: Pick<StoredQueue, 'backlog' | 'checkpoint' | 'sending'>;
   reconciler: Reconciler;
   vanished: Vanished;
   setAsides: SetAsides;
@@ -54,7 +54,7 @@ export class Uplink implements Job {
   private readonly queue: SampleQueue;
   // Read-only here: the head changes only by its own moves (answer, send, hurry, ...), each a row of RULES.
   private readonly head: Readonly<Head>;
-  private readonly journal: Pick<StorageJournal, 'backlog' | 'checkpoint' | 'sending'>;
+  private readonly stored: Pick<StoredQueue, 'backlog' | 'checkpoint' | 'sending'>;
   private readonly reconciler: Reconciler;
   private readonly vanished: Vanished;
   private readonly setAsides: SetAsides;
@@ -87,7 +87,7 @@ export class Uplink implements Job {
     this.client = parts.client;
     this.queue = parts.queue;
     this.head = parts.head;
-    this.journal = parts.journal;
+    this.stored = parts.stored;
     this.reconciler = parts.reconciler;
     this.vanished = parts.vanished;
     this.setAsides = parts.setAsides;
@@ -159,7 +159,7 @@ export class Uplink implements Job {
     if (this.head.firm && now < this.head.at) return Promise.resolve(false);
     return new Promise((resolve) => {
       // The backlog reads into the queue in order: its newest sample will be at this position.
-      this.waiters.push({ target: this.queue.end + this.journal.backlog, resolve });
+      this.waiters.push({ target: this.queue.end + this.stored.backlog, resolve });
       this.head.hurry(now);
       if (!this.busy) this.fire();
     });
@@ -206,7 +206,7 @@ export class Uplink implements Job {
     const n = this.nextCount();
     if (n === 0 || !this.alarm.running) return;
     const body = this.head.send(n, this.host.now());
-    this.journal.sending(n);
+    this.stored.sending(n);
     let answer: BatchAnswer | null = null;
     let error: unknown = null;
     try {
@@ -325,13 +325,13 @@ export class Uplink implements Job {
 
   private left(n: number): void {
     if (n === 0) return;
-    this.journal.checkpoint();
+    this.stored.checkpoint();
     this.settleWaiters(true);
   }
 
   /** Nothing waits: not in the queue, not in the backlog. */
   private empty(): boolean {
-    return this.queue.length === 0 && this.journal.backlog === 0;
+    return this.queue.length === 0 && this.stored.backlog === 0;
   }
 
   private settleWaiters(ok: boolean): void {
@@ -373,7 +373,7 @@ export class Uplink implements Job {
     if (this.queue.length === 0) {
       this.alarm.cancel();
       // A backlog that could not be read in (a storage error) waits for the next sample to try again.
-      if (this.journal.backlog > 0) return;
+      if (this.stored.backlog > 0) return;
       this.settleWaiters(true);
       this.finishDrain();
       return;

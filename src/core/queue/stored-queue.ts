@@ -1,4 +1,5 @@
-// Keeps durable storage in step with the queue: what it holds of the accepted samples, what it was told
+// The queue as durable storage holds it (not a journal: that word is the Moddable flash record's).
+// It keeps durable storage in step with the queue: what it holds of the accepted samples, what it was told
 // is finished, when a storage that writes only when needed writes a burst, and, with a storage that holds
 // a backlog, which samples live in storage only. The agent hands every accepted sample to `take`, the
 // uplink's departures reach storage through `checkpoint` (which also reads the backlog's oldest samples
@@ -8,18 +9,25 @@
 // With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest
 // samples, and once it is full, or while older samples wait in storage only, an accepted sample goes to
 // storage alone. Nothing is dropped then until storage reaches its bound.
-import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from './host';
-import type { Counters } from './counters';
-import { errorText } from './errors';
+import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from '../host/host';
+import type { Counters } from '../host/counters';
+import { errorText } from '../wire/errors';
 import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE } from './queue';
 import type { OverflowPolicy, SampleQueue } from './queue';
-import type { Reconciler } from './reconcile';
 
 /** `take`'s result beside the queue's: the sample went to the backlog in storage. */
 export const SPILLED = 4;
 
-export interface StorageJournalParts {
-  /** The host's durable storage; undefined: none, the journal keeps only its counts. */
+/** The reconciler (delivery/reconcile.ts, above this folder), as the stored queue reads it. */
+export interface BaselineSource {
+  /** How many resources a read-back can decide: the size an `InFlight` record needs. */
+  readonly size: number;
+  /** Writes into `out` the baselines a read-back of the first `n` queued samples needs. */
+  baselines(n: number, queue: SampleQueue, out: InFlight): void;
+}
+
+export interface StoredQueueParts {
+  /** The host's durable storage; undefined: none, it keeps only its counts. */
   storage: QueueStorage | undefined;
   queue: SampleQueue;
   overflow: OverflowPolicy;
@@ -28,10 +36,10 @@ export interface StorageJournalParts {
   /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
   head: { readonly retrying: boolean };
   /** Gives the baselines a batch's read-back would need, kept with the batch about to go. */
-  reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+  reconciler: BaselineSource;
 }
 
-export class StorageJournal {
+export class StoredQueue {
   /** The sequence number the next accepted sample takes; they matter to durable storage only. */
   nextSeq = 0;
   /** `queue.end` once durable storage was restored: later positions are samples of this run, or read in from the backlog. */
@@ -73,9 +81,9 @@ export class StorageJournal {
   private readonly counters: Counters;
   private readonly log: Log;
   private readonly head: { readonly retrying: boolean };
-  private readonly reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+  private readonly reconciler: BaselineSource;
 
-  constructor(parts: StorageJournalParts) {
+  constructor(parts: StoredQueueParts) {
     const storage = parts.storage;
     this.storage = storage;
     this.queue = parts.queue;

@@ -11,8 +11,8 @@
 // resource with a text entry, takes `pushNumber` rather than `push` (the fast lane, see `record` in
 // agent.ts), and batch-body.ts turns such a sample into text with one lookup: it reads the typed arrays
 // below as they are, by the tag layout this module exports.
-import type { Host, QueueMemory, SampleValue } from './host';
-import { asciiRead, utf8Length, utf8Read, utf8Write } from './utf8';
+import type { Host, QueueMemory, SampleValue } from '../host/host';
+import { asciiRead, utf8Length, utf8Read, utf8Write } from '../wire/utf8';
 
 export type OverflowPolicy = 'drop-oldest' | 'drop-newest';
 
@@ -178,7 +178,7 @@ export class SampleQueue {
   /**
    * Moves the samples to a ring of `n` slots (at least `length`) in memory lent anew, and gives the old
    * region back. Each keeps its position, so it goes to slot position % n; the pool and the entries are
-   * copied as they are. Positions held elsewhere (the uplink's, the journal's) stay true.
+   * copied as they are. Positions held elsewhere (the uplink's, the stored queue's) stay true.
    */
   private resize(n: number): void {
     const { values, ats, seqs, resources, tags, entryIds, pool } = this;
