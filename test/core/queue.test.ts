@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   DROPPED_NEW,
-  FIRST_SLOTS,
   PUSHED,
   PUSHED_EVICTED,
   SampleQueue,
@@ -9,6 +8,7 @@ import {
   type OverflowPolicy,
   type QueueOptions,
 } from '../../src/core/queue/queue';
+import { FIRST_SLOTS } from '../../src/core/queue/lent-memory';
 import { createRandom } from '../../src/core/host/random';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/wire/utf8';
 import type { SampleValue } from '../../src/core/host/host';

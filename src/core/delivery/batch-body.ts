@@ -1,4 +1,4 @@
-// Operation 4's body, written straight from the queue's typed arrays (queue.ts): the same text as
+// Operation 4's body, written straight from the queue's typed arrays (queue/queue.ts, by the layout of queue/tags.ts): the same text as
 // JSON.stringify of `{id_resource, input}` objects, but built from one prepared text per resource and
 // kind, so that the common sample, a number of a resource with a text entry, costs one lookup and one
 // concatenation (XS interprets every bytecode: docs/xs.md). Numbers use String(n), which equals JSON's
@@ -7,7 +7,7 @@
 // With ages on (`uplink.sendAge`, our extension of operation 4: docs/interface.md) each element also
 // carries `"age_ms"`, how long ago its sample was taken by the host's monotonic clock.
 import type { Host } from '../host/host';
-import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from '../queue/queue';
+import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from '../queue/tags';
 import type { SampleQueue } from '../queue/queue';
 import { LIMITS } from '../wire/wire';
 

@@ -1,18 +1,16 @@
-// The sample queue: a FIFO ring whose memory is fixed when the agent starts (or, in memory a host lends,
-// grows and shrinks with what it holds, see `QueueMemory`). On the device every object
-// property costs a 16-byte slot, so samples live in parallel typed arrays (which cost their bytes and
-// nothing more), and queuing a number or a boolean allocates nothing. A string's UTF-8 bytes go to a byte
-// ring, the string pool, that holds the strings of the queued samples in queue order with no gap: the
-// oldest string starts at the pool's head, so removing samples from the queue's head frees pool bytes in
-// order, and an eviction behind locked samples slides the locked strings over the freed bytes.
+// The sample queue: a FIFO of samples in a ring (ring.ts) whose memory is fixed when the agent starts
+// (or, in memory a host lends, grows and shrinks with what it holds: lent-memory.ts). Queuing a number
+// or a boolean allocates nothing; a string's bytes go to the string pool (string-pool.ts). When full, it
+// evicts the oldest samples that are not locked (drop-oldest) or refuses the new one (drop-newest).
 //
-// Samples are numbered by position since the queue was made: the oldest is at `first`, and position p
-// lives in slot p % slots. XS interprets every bytecode, so the agent's common case, a number of a
-// resource with a text entry, takes `pushNumber` rather than `push` (the fast lane, see `record` in
-// agent.ts), and batch-body.ts turns such a sample into text with one lookup: it reads the typed arrays
-// below as they are, by the tag layout this module exports.
+// XS interprets every bytecode, so the agent's common case, a number of a resource with a text entry,
+// takes `pushNumber` rather than `push` (the fast lane, see `record` in agent.ts), and the body encoder
+// (delivery/batch-body.ts) turns such a sample into text with one lookup: it reads the ring's typed
+// arrays as they are, by the tag layout of tags.ts, rather than through a call per sample.
 import type { Host, QueueMemory, SampleValue } from '../host/host';
-import { asciiRead, utf8Length, utf8Read, utf8Write } from '../wire/utf8';
+import { utf8Length } from '../wire/utf8';
+import { Ring } from './ring';
+import { ASCII, FALSE, KIND_SHIFT, MAX_POOL_BYTES, MAX_STRING_BYTES, NO_ENTRY, NUMBER, STRING, STRING_TAG, TRUE, lengthOf } from './tags';
 
 export type OverflowPolicy = 'drop-oldest' | 'drop-newest';
 
@@ -36,90 +34,17 @@ export interface QueueOptions {
 // Results of `push`.
 export const PUSHED = 0, PUSHED_EVICTED = 1, DROPPED_NEW = 2, TOO_LARGE = 3;
 
-// A sample's tag byte: bits 0-3 its text entry (NO_ENTRY: none), bits 4-5 its kind, bit 6 set for a
-// string that is all ASCII. A number with a text entry has a tag below NO_ENTRY: one comparison in the
-// body encoder (batch-body.ts).
-export const ENTRY = 0x0f, NO_ENTRY = 0x0f;
-export const KIND_SHIFT = 4;
-export const NUMBER = 0, FALSE = 1, TRUE = 2, STRING = 3;
-export const STRING_TAG = STRING << KIND_SHIFT;
-const ASCII = 0x40;
-
-// A string sample keeps `length * LENGTH_UNIT + offset` in its value: an offset below 2^32 and a length
-// below 2^21 stay exact in a double, and need no array of their own.
-const LENGTH_UNIT = 4294967296;
-const MAX_STRING_BYTES = 2097151;
-const MAX_POOL_BYTES = 4294967295;
-
-/**
- * The ring a queue in lent memory starts at, and shrinks back to once it has emptied. A gateway device's
- * queue holds what arrives between two of its turns, a few dozen readings (docs/gateway.md, "The window").
- */
-export const FIRST_SLOTS = 32;
-
-export class SampleQueue {
-  /** The most samples it holds. */
-  readonly capacity: number;
-  /** Slots of the ring now: `capacity`, or less in lent memory (see `resize`). Written by this class only. */
-  slots: number;
-  /**
-   * Bytes of typed-array memory at `capacity` samples: 21 per sample (29 with seq), the string pool, 60 for
-   * the text entries' ids. The body encoder's texts (a 48-element array, up to 45 short strings) come on top.
-   */
-  readonly bytes: number;
+export class SampleQueue extends Ring {
   private readonly dropOldest: boolean;
   private readonly clock: Pick<Host, 'now'>;
-  // The storage by slot. `resources`, `tags`, `values` and `entryIds` are read by the body encoder
-  // (batch-body.ts), never written outside this class, which replaces them all when the ring is resized.
-  /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
-  resources!: Uint32Array;
-  tags!: Uint8Array;
-  /** The number, or the packed string length and pool offset; 0 for a boolean. */
-  values!: Float64Array;
-  /** When each sample was taken, by the host's clock (NaN: restored without a time on this run's clock); read by the body encoder. */
-  ats!: Float64Array;
-  private seqs: Float64Array | null = null;
-  private pool!: Uint8Array;
-  private readonly withSeq: boolean;
-  /** The host's memory and the region of it the arrays are in; null: a buffer of the queue's own. */
-  private readonly memory: QueueMemory | null;
-  private region: Uint8Array | null = null;
-  /** The pool's length: a typed array's `length` is a getter call on XS, a field is not. */
-  private readonly poolBytes: number;
   private readonly maxStringBytes: number;
-  /**
-   * The resource id of each text entry, claimed in order; 0 while unclaimed. A claimed entry keeps its
-   * id for the queue's life, so the entry a queued sample carries never goes stale. A device has few
-   * resources; the samples of ids beyond the entries keep their id in `resources`.
-   */
-  entryIds!: Uint32Array;
-  /** Text entries claimed so far, in `entryIds` order. */
-  entriesClaimed = 0;
-  /** The position of the oldest sample. */
-  first = 0;
-  /** The position of slot 0 in the pass of the ring that `tail` is on. */
-  private base = 0;
-  /** The slot of the next sample (`slots` once the pass is full: push starts the next one). */
-  private tail = 0;
   /** Keeps the fast lane (`pushNumber`) within the pass, short of a full queue and of `wake`'s length. */
   private limit = 0;
   /** See `wake`. */
   private wakeLength = 1;
-  /** Position of the newest sample that needs more than its text and its number in the body; -1 for none. */
-  lastSpecial = -1;
-  private locked = 0;
-  /**
-   * Where the first locked sample is, once evictions turned the locked samples in their slots (see
-   * `makeRoom`): the i-th of them is at offset `(i + head) mod locked` from `first`. 0 when they are
-   * in order, always when nothing is locked.
-   */
-  private head = 0;
   /** The most samples queued at once, as of the last time the queue shrank (see `highWater`). */
   private high = 0;
   private dropped = 0;
-  /** Next free pool byte; the oldest string starts `poolUsed` bytes before it (wrapping). */
-  private poolTail = 0;
-  private poolUsed = 0;
 
   /**
    * Throws RangeError on a capacity that is not an integer ≥ 1, a stringBytes that is not an integer ≥ 0,
@@ -133,95 +58,10 @@ export class SampleQueue {
     if (o.overflow !== 'drop-oldest' && o.overflow !== 'drop-newest') {
       throw new RangeError('queue overflow must be drop-oldest or drop-newest');
     }
-    this.capacity = o.capacity;
+    super(o.capacity, o.stringBytes, o.withSeq, o.memory);
     this.dropOldest = o.overflow === 'drop-oldest';
     this.clock = o.clock;
-    this.withSeq = o.withSeq;
-    this.poolBytes = o.stringBytes;
     this.maxStringBytes = Math.min(o.stringBytes, MAX_STRING_BYTES);
-    this.memory = o.memory ?? null;
-    this.bytes = this.bytesFor(o.capacity);
-    this.slots = this.memory === null ? o.capacity : Math.min(o.capacity, FIRST_SLOTS);
-    this.lay(this.slots);
-  }
-
-  /** A resource id, a tag, a value and a time per slot, a sequence number with durable storage, the pool and the entries. */
-  private bytesFor(slots: number): number {
-    return slots * (4 + 1 + 8 + 8 + (this.withSeq ? 8 : 0)) + this.poolBytes + NO_ENTRY * 4;
-  }
-
-  /**
-   * Puts the arrays in a buffer of `n` slots: one buffer for every array, the widest elements first so that
-   * each view is aligned. One ArrayBuffer (and on Node one allocation) a queue, not seven; a gateway makes
-   * thousands of queues, and lends them memory from a few large buffers. Returns the region it left.
-   */
-  private lay(n: number): Uint8Array | null {
-    const bytes = this.bytesFor(n);
-    const old = this.region;
-    const region = this.memory === null ? null : this.memory.take(bytes);
-    if (region !== null && (region.byteLength < bytes || region.byteOffset % 8 !== 0)) {
-      throw new RangeError('queue memory must hold ' + bytes + ' bytes from an offset that is a multiple of 8');
-    }
-    this.region = region;
-    const buffer = region === null ? new ArrayBuffer(bytes) : region.buffer;
-    let at = region === null ? 0 : region.byteOffset;
-    this.values = new Float64Array(buffer, at, n);
-    this.ats = new Float64Array(buffer, (at += 8 * n), n);
-    this.seqs = this.withSeq ? new Float64Array(buffer, (at += 8 * n), n) : null;
-    this.resources = new Uint32Array(buffer, (at += 8 * n), n);
-    this.entryIds = new Uint32Array(buffer, (at += 4 * n), NO_ENTRY);
-    this.tags = new Uint8Array(buffer, (at += 4 * NO_ENTRY), n);
-    this.pool = new Uint8Array(buffer, at + n, this.poolBytes);
-    return old;
-  }
-
-  /**
-   * Moves the samples to a ring of `n` slots (at least `length`) in memory lent anew, and gives the old
-   * region back. Each keeps its position, so it goes to slot position % n; the pool and the entries are
-   * copied as they are. Positions held elsewhere (the uplink's, the stored queue's) stay true.
-   */
-  private resize(n: number): void {
-    const { values, ats, seqs, resources, tags, entryIds, pool } = this;
-    const was = this.slots;
-    const old = this.lay(n);
-    for (let p = this.first, end = this.end; p < end; p++) {
-      const a = p % was, b = p % n;
-      this.values[b] = values[a];
-      this.ats[b] = ats[a];
-      if (seqs !== null) (this.seqs as Float64Array)[b] = seqs[a];
-      this.resources[b] = resources[a];
-      this.tags[b] = tags[a];
-    }
-    this.entryIds.set(entryIds);
-    this.pool.set(pool);
-    const end = this.end;
-    this.slots = n;
-    this.tail = end % n;
-    this.base = end - this.tail;
-    this.setLimit();
-    if (old !== null) (this.memory as QueueMemory).give(old);
-  }
-
-  /**
-   * In lent memory, shrinks a ring that is three quarters empty, so that a queue that grew for a burst
-   * (an outage, a backlog) gives the memory back once the burst has left.
-   */
-  private settle(): void {
-    if (this.memory === null || 4 * this.length > this.slots) return;
-    // The least ring of the doubling that holds twice what is queued: one more burst like it fits.
-    let n = FIRST_SLOTS;
-    while (n < 2 * this.length) n *= 2;
-    if (n < this.slots) this.resize(n);
-  }
-
-
-  get length(): number {
-    return this.base + this.tail - this.first;
-  }
-
-  /** The position of the next sample: how many were ever queued. */
-  get end(): number {
-    return this.base + this.tail;
   }
 
   /** The most samples ever queued at once. */
@@ -262,7 +102,8 @@ export class SampleQueue {
       throw new TypeError('sample value must be a number, a boolean or a string');
     }
     let result = PUSHED;
-    if (this.length === this.capacity || this.poolUsed + bytes > this.poolBytes) {
+    // A number takes no pool bytes: the pool's test is for strings only.
+    if (this.length === this.capacity || (bytes !== 0 && this.strings.used + bytes > this.strings.size)) {
       if (!this.dropOldest || !this.evictFor(bytes)) {
         this.dropped++;
         return DROPPED_NEW;
@@ -285,11 +126,8 @@ export class SampleQueue {
     this.ats[j] = at;
     if (this.seqs !== null) this.seqs[j] = seq;
     if (kind === STRING) {
-      const tail = this.poolTail;
-      this.values[j] = bytes * LENGTH_UNIT + tail;
-      if (utf8Write(value as string, this.pool, tail)) tag |= ASCII;
-      this.poolTail = this.poolAt(tail + bytes);
-      this.poolUsed += bytes;
+      this.values[j] = this.strings.add(value as string, bytes);
+      if (this.strings.ascii) tag |= ASCII;
     } else {
       this.values[j] = kind === NUMBER ? (value as number) : 0;
     }
@@ -348,36 +186,12 @@ export class SampleQueue {
   /** A sample of `value` can be queued now without evicting or refusing one. */
   fits(value: SampleValue): boolean {
     if (this.length === this.capacity) return false;
-    return typeof value !== 'string' || this.poolUsed + utf8Length(value) <= this.poolBytes;
+    return typeof value !== 'string' || this.strings.used + utf8Length(value) <= this.strings.size;
   }
 
   /** A string longer than the pool could ever hold (`push` returns TOO_LARGE for it). */
   tooLarge(value: SampleValue): boolean {
     return typeof value === 'string' && utf8Length(value) > this.maxStringBytes;
-  }
-
-  /** Resource of the `i`-th sample from the head. */
-  resourceAt(i: number): number {
-    return this.idAt(this.slot(i));
-  }
-
-  /** Value of the `i`-th sample from the head. A string sample is decoded: a new string each call. */
-  valueAt(i: number): SampleValue {
-    const j = this.slot(i);
-    const tag = this.tags[j];
-    if (tag >= STRING_TAG) return this.stringAt(j);
-    return tag >> KIND_SHIFT === NUMBER ? this.values[j] : tag >> KIND_SHIFT === TRUE;
-  }
-
-  /** When the `i`-th sample was queued (NaN: restored without a time on this run's clock). */
-  atAt(i: number): number {
-    return this.ats[this.slot(i)];
-  }
-
-  /** Sequence number of the `i`-th sample; -1 when the queue keeps none. */
-  seqAt(i: number): number {
-    const j = this.slot(i);
-    return this.seqs === null ? -1 : this.seqs[j];
   }
 
   /** Marks the first `count` samples as in flight, in order in their slots: drop-oldest never evicts them. */
@@ -392,13 +206,13 @@ export class SampleQueue {
     // Removing part of the locked samples needs them in order; removing all of them does not.
     if (this.head !== 0 && count < this.locked) this.unturn();
     if (count >= this.locked) this.head = 0;
-    if (this.poolUsed > 0) {
+    if (this.strings.used > 0) {
       let freed = 0;
       for (let p = this.first; p < this.first + count; p++) {
         const j = p % this.slots;
         if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
       }
-      this.poolUsed -= freed;
+      this.strings.used -= freed;
     }
     this.remove(count);
     this.locked = Math.max(0, this.locked - count);
@@ -412,7 +226,7 @@ export class SampleQueue {
     this.setLimit();
   }
 
-  private setLimit(): void {
+  protected setLimit(): void {
     const limit = this.first + Math.min(this.slots, this.wakeLength - 1) - this.base;
     this.limit = this.seqs !== null ? 0 : Math.min(this.slots, limit);
   }
@@ -426,7 +240,7 @@ export class SampleQueue {
     let evict = 0;
     let freed = 0;
     let p = this.first + this.locked;
-    while (count - evict === this.capacity || this.poolUsed - freed + bytes > this.poolBytes) {
+    while (count - evict === this.capacity || this.strings.used - freed + bytes > this.strings.size) {
       if (this.locked + evict === count) return false;
       const j = p++ % this.slots;
       if (this.tags[j] >= STRING_TAG) freed += lengthOf(this.values[j]);
@@ -435,7 +249,7 @@ export class SampleQueue {
     if (this.locked > 0) this.makeRoom(evict);
     this.remove(evict);
     if (this.locked > 0 && freed > 0) this.slideLockedStrings(freed);
-    this.poolUsed -= freed;
+    this.strings.used -= freed;
     this.dropped += evict;
     return true;
   }
@@ -455,105 +269,18 @@ export class SampleQueue {
   }
 
   /**
-   * The strings of the locked samples start the pool and the evicted ones came next: the locked bytes move
-   * `freed` bytes forward over them, so the pool stays gapless and in order. Only when strings were
-   * evicted behind a lock: costs the locked samples and their bytes (a batch at most).
+   * The strings of the locked samples start the pool and the evicted ones came next: the locked strings
+   * move `freed` bytes forward over them (string-pool.ts). Only when strings were evicted behind a lock.
    */
   private slideLockedStrings(freed: number): void {
-    const poolStart = this.poolAt(this.poolTail + this.poolBytes - this.poolUsed);
     let lockedBytes = 0;
     for (let p = this.first; p < this.first + this.locked; p++) {
       const j = p % this.slots;
       if (this.tags[j] < STRING_TAG) continue;
-      const length = lengthOf(this.values[j]);
-      lockedBytes += length;
-      this.values[j] = length * LENGTH_UNIT + this.poolAt(offsetOf(this.values[j]) + freed);
+      lockedBytes += lengthOf(this.values[j]);
+      this.values[j] = this.strings.moved(this.values[j], freed);
     }
-    if (lockedBytes === 0) return;
-    const pool = this.pool;
-    if (poolStart + freed + lockedBytes <= this.poolBytes) {
-      pool.copyWithin(poolStart + freed, poolStart, poolStart + lockedBytes);
-    } else {
-      // Backwards, so a byte is read before the slide overwrites it.
-      for (let b = lockedBytes - 1; b >= 0; b--) pool[this.poolAt(poolStart + freed + b)] = pool[this.poolAt(poolStart + b)];
-    }
-  }
-
-  /** Puts the locked samples back in their order (after `makeRoom` turned them): three reversals, no extra memory. */
-  private unturn(): void {
-    const locked = this.locked;
-    // Sample i is at offset (i + head) mod locked: turning the block left by head restores the order.
-    const d = this.head;
-    this.reverse(0, d);
-    this.reverse(d, locked);
-    this.reverse(0, locked);
-    this.head = 0;
-  }
-
-  /** Reverses the samples at offsets [from, to) from the head. */
-  private reverse(from: number, to: number): void {
-    for (let a = this.first + from, b = this.first + to - 1; a < b; a++, b--) this.swap(a, b);
-  }
-
-  /** Copies the sample at position `from` to position `to`, keeping `lastSpecial` at or above every special one. */
-  private moveSlot(from: number, to: number): void {
-    const a = from % this.slots, b = to % this.slots;
-    const tag = this.tags[a];
-    if (tag >= NO_ENTRY && to > this.lastSpecial) this.lastSpecial = to;
-    this.resources[b] = this.resources[a];
-    this.tags[b] = tag;
-    this.values[b] = this.values[a];
-    this.ats[b] = this.ats[a];
-    if (this.seqs !== null) this.seqs[b] = this.seqs[a];
-  }
-
-  /** Exchanges the samples at positions `pa` < `pb`. */
-  private swap(pa: number, pb: number): void {
-    const a = pa % this.slots, b = pb % this.slots;
-    const resource = this.resources[a], tag = this.tags[a], value = this.values[a], at = this.ats[a];
-    const seq = this.seqs === null ? 0 : this.seqs[a];
-    this.moveSlot(pb, pa);
-    if (tag >= NO_ENTRY && pb > this.lastSpecial) this.lastSpecial = pb;
-    this.resources[b] = resource;
-    this.tags[b] = tag;
-    this.values[b] = value;
-    this.ats[b] = at;
-    if (this.seqs !== null) this.seqs[b] = seq;
-  }
-
-  private idAt(j: number): number {
-    const entry = this.tags[j] & ENTRY;
-    return entry === NO_ENTRY ? this.resources[j] : this.entryIds[entry];
-  }
-
-  /** The text entry of `resource`, claiming a free one; NO_ENTRY when every entry is taken. */
-  private entryOf(resource: number): number {
-    const e = this.entryIds.indexOf(resource);
-    if (e >= 0) return e;
-    if (this.entriesClaimed === NO_ENTRY) return NO_ENTRY;
-    this.entryIds[this.entriesClaimed] = resource;
-    return this.entriesClaimed++;
-  }
-
-  /** The string of slot `j` (a string sample), decoded: a new string each call. */
-  stringAt(j: number): string {
-    const v = this.values[j];
-    const read = (this.tags[j] & ASCII) !== 0 ? asciiRead : utf8Read;
-    return read(this.pool, offsetOf(v), lengthOf(v));
-  }
-
-  /** Ring slot of the `i`-th sample from the head; throws RangeError outside the queue. */
-  private slot(i: number): number {
-    if (!Number.isInteger(i) || i < 0 || i >= this.length) {
-      throw new RangeError('sample index ' + i + ' is outside the queue (length ' + this.length + ')');
-    }
-    const j = i < this.locked ? (i + this.head) % this.locked : i;
-    return (this.first + j) % this.slots;
-  }
-
-  /** Pool index of byte `p` (0 ≤ p < 2 × pool size); correct for an empty pool too. */
-  private poolAt(p: number): number {
-    return p >= this.poolBytes ? p - this.poolBytes : p;
+    this.strings.slide(freed, lockedBytes);
   }
 
   private checkCount(count: number): number {
@@ -562,12 +289,4 @@ export class SampleQueue {
     }
     return count;
   }
-}
-
-function lengthOf(packed: number): number {
-  return (packed - (packed % LENGTH_UNIT)) / LENGTH_UNIT;
-}
-
-function offsetOf(packed: number): number {
-  return packed % LENGTH_UNIT;
 }
