@@ -151,7 +151,7 @@ class FeedAgent implements Agent {
     const lane = (this.lane = new Lane(host));
     const log = (this.log = scrubbedLog(host, config.token));
     const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host, memory: host.memory }));
-    const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
+    const head = (this.head = new Head({ queue, settings: s }));
     const client = (this.client = new FeedClient(host.request.bind(host), { baseUrl: config.url, publicKey: config.publicKey, token: config.token, timeoutMs: s.timeoutMs }));
     const ids: number[] = [];
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
@@ -170,7 +170,7 @@ class FeedAgent implements Agent {
     const ladder = (name: string, settings = backoff): RetryLadder => new RetryLadder(settings, new FailureReport(name, log), random);
     const presence = (this.presence = new Presence({ host, client, ids, counters, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS, ladder: ladder('presence read') }));
     const vanished = new Vanished({ host, client, resources, log, random });
-    const uplink = (this.uplink = new Uplink({ host, client, queue, head, stored, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log }));
+    const uplink = (this.uplink = new Uplink({ host, client, queue, head, clock: s.sendAge ? host : null, stored, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log }));
     const intake = (this.intake = new Intake({ host, rules, known, sensors, stored, uplink, setAsides, counters, log }));
     this.reporting = intake.reporting;
     this.commands = actuators.length === 0 ? null : new Commands({ host, actuators, client, resources, counters, log, lane, ladder: ladder('command poll') });
@@ -235,7 +235,7 @@ class FeedAgent implements Agent {
     this.persist();
     this.state = 'stopped';
     this.host.storage?.close?.();
-    this.stored.wake();
+    this.stored.room.wake();
     return this.stats();
   }
 
@@ -258,7 +258,7 @@ class FeedAgent implements Agent {
   }
 
   whenRoom(): Promise<void> {
-    return this.state === 'stopped' ? Promise.resolve() : this.stored.whenRoom();
+    return this.state === 'stopped' ? Promise.resolve() : this.stored.room.wait();
   }
 
   canSleep(): boolean {

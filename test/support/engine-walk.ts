@@ -30,7 +30,7 @@ function isOutcome(event: EngineEvent): event is Outcome {
 function headIn(state: State, pinned: boolean, draining: boolean): { queue: SampleQueue; head: Head } {
   const queue = new SampleQueue({ capacity: 24, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
   for (let i = 0; i < 20; i++) queue.push(1, i, i, i);
-  const head = new Head({ queue, settings: SETTINGS, clock: null });
+  const head = new Head({ queue, settings: SETTINGS });
   if (state !== 'idle') head.send(10, NOW);
   if (state === 'isolating' && pinned) head.answer('refused element', { element: 0, retryAfterMs: -1, reason: 'refused' }, NOW, 0.5);
   if (state === 'isolating' && !pinned) {

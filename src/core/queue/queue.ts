@@ -5,7 +5,7 @@
 //
 // XS interprets every bytecode, so the agent's common case, a number of a resource with a text entry,
 // takes `pushNumber` rather than `push` (the fast lane, see `record` in agent.ts), and the body encoder
-// (delivery/batch-body.ts) turns such a sample into text with one lookup: it reads the ring's typed
+// (batch-body.ts) turns such a sample into text with one lookup: it reads the ring's typed
 // arrays as they are, by the tag layout of tags.ts, rather than through a call per sample.
 import type { Host, QueueMemory, SampleValue } from '../host/host';
 import { utf8Length } from '../wire/utf8';

@@ -23,7 +23,7 @@ export abstract class Ring {
    */
   readonly bytes: number;
   // The storage by slot. `resources`, `tags`, `values`, `ats` and `entryIds` are read by the body encoder
-  // (delivery/batch-body.ts), never written outside the queue, which replaces them all when the ring is resized.
+  // (batch-body.ts), never written outside the queue, which replaces them all when the ring is resized.
   /** The resource id of a sample without a text entry (the others find theirs in `entryIds`). */
   resources!: Uint32Array;
   tags!: Uint8Array;

@@ -1,5 +1,5 @@
 // What a slot of the ring holds beside its number: the tag byte, and a string sample's place in the
-// string pool packed into its value. The queue writes them, the body encoder (delivery/batch-body.ts)
+// string pool packed into its value. The queue writes them, the body encoder (batch-body.ts)
 // reads them as they are.
 
 // A sample's tag byte: bits 0-3 its text entry (NO_ENTRY: none), bits 4-5 its kind, bit 6 set for a
