@@ -13,7 +13,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 
 import { createAgent } from '../src/core/agent';
 import type { Agent } from '../src/core/agent';
-import type { QueueStorage } from '../src/core/host';
+import type { QueueStorage } from '../src/core/host/host';
 import { createNodeHost } from '../platforms/node/host';
 import { openDurableQueue } from '../platforms/node/durable-queue';
 import type { DurableQueue } from '../platforms/node/durable-queue';

@@ -1,7 +1,7 @@
 // The local service's demo device as the benchmarks use it: a valid value for each of its resources,
 // readings for its numeric sensors, and the client of the baselines, which send one request per sample.
-import { FeedClient } from '../src/core/client';
-import type { Host } from '../src/core/host';
+import { FeedClient } from '../src/core/wire/client';
+import type { Host } from '../src/core/host/host';
 import { createNodeHost } from '../platforms/node/host';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN } from '../src/service';
 

@@ -5,8 +5,8 @@
 // when the service's 200 answer arrives every stored sample's age is known.
 import { createAgent } from '../src/core/agent';
 import type { UplinkConfig } from '../src/core/config';
-import type { Host } from '../src/core/host';
-import { Sampler } from '../src/core/sampler';
+import type { Host } from '../src/core/host/host';
+import { Sampler } from '../src/core/intake/sampler';
 import { createNodeHost } from '../platforms/node/host';
 import { demoClient, demoDevice } from './demo';
 import { FastForward } from './fast-forward';

@@ -4,7 +4,7 @@
 // 10 at most once a minute, both with a 5 min heartbeat) and without them (every sample sent: the baseline).
 // Requests, bytes on the socket both ways, and feeds stored, per hour of the device's time.
 import { createAgent } from '../src/core/agent';
-import { FeedClient } from '../src/core/client';
+import { FeedClient } from '../src/core/wire/client';
 import { createNodeHost } from '../platforms/node/host';
 import { DEMO_ACTUATORS, DEMO_RESOURCES } from '../src/service';
 import { planFor } from '../src/sim/plan';

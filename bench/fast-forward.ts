@@ -2,7 +2,7 @@
 // seconds: timers fire in order, each at its due time; requests are real (the Node host's, over loopback)
 // and the clock runs in real time while one is out, so every request's own duration counts. What it
 // leaves out is only idle waiting, and the lateness of a real timer (a millisecond or so on Node).
-import type { Host, HttpRequest, HttpResult, TimerHandle } from '../src/core/host';
+import type { Host, HttpRequest, HttpResult, TimerHandle } from '../src/core/host/host';
 
 interface Timer {
   at: number;

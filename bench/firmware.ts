@@ -15,7 +15,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UPLINK_DEFAULTS } from '../src/core/config';
-import { SampleQueue } from '../src/core/queue';
+import { SampleQueue } from '../src/core/queue/queue';
 import { parseSeed } from '../src/service/seed';
 import type { Seed } from '../src/service/seed';
 import { startService } from '../src/service';

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createRandom } from '../src/core/random';
+import { createRandom } from '../src/core/host/random';
 import { demoFleetDevice } from '../src/service';
 import { gatewayProcess, nodeRedProcess } from './bridge-process';
 import type { BridgeProcess } from './bridge-process';

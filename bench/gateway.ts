@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createHttp } from '../platforms/node/http';
-import type { HttpRequest } from '../src/core/host';
+import type { HttpRequest } from '../src/core/host/host';
 import { GATEWAY_DEFAULTS, parseGatewayConfig } from '../src/gateway/config';
 import type { GatewayConfig } from '../src/gateway/config';
 import { GatewayDevice } from '../src/gateway/device';

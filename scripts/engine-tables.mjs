@@ -1,4 +1,4 @@
-// Writes docs/architecture.md's tables of the delivery engine from RULES (src/core/rules.ts), through
+// Writes docs/architecture.md's tables of the delivery engine from RULES (src/core/delivery/rules.ts), through
 // test/support/engine-tables.ts; test/core/rules.test.ts fails while the document differs.
 // Usage: node scripts/engine-tables.mjs
 import { readFileSync, writeFileSync } from 'node:fs';

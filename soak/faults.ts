@@ -5,7 +5,7 @@
 // and unresolved.
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRandom } from '../src/core/random';
+import { createRandom } from '../src/core/host/random';
 import { COUNTERS, counterConfig, summaryOf } from '../test/e2e/support';
 import { actionName } from '../test/support/fault-proxy';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';

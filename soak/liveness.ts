@@ -6,7 +6,7 @@
 // the run and a few seconds of drain, nothing lost; when only answers are lost (resets and garbled 200s
 // after the store), nothing stored twice. Counted from the service's side (tally.ts).
 import { join } from 'node:path';
-import { createRandom } from '../src/core/random';
+import { createRandom } from '../src/core/host/random';
 import { COUNTERS, counterConfig, summaryOf } from '../test/e2e/support';
 import type { FaultAction, FaultRule } from '../test/support/fault-proxy';
 import { onRig } from './rig';

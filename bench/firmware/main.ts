@@ -10,7 +10,7 @@ import Instrumentation from 'instrumentation';
 import Resource from 'Resource';
 import Timer from 'timer';
 import { createAgent } from '../../src/core/agent';
-import { errorText } from '../../src/core/errors';
+import { errorText } from '../../src/core/wire/errors';
 import { createModdableHost } from '../../platforms/moddable/host';
 import { sdk } from '../../platforms/moddable/modules';
 

@@ -2,10 +2,10 @@
 // into an Ending, whatever comes first (the answer, a failure, its timer); the timer is cleared on every
 // path, and the host's own state is released before the caller hears of it. Callbacks that arrive later
 // find it settled.
-import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
 import type { TimerModule } from './sdk';
 
-/** The answer's headers the core reads, raw (src/core/host.ts): null when the answer had none. */
+/** The answer's headers the core reads, raw (src/core/host/host.ts): null when the answer had none. */
 export interface AnswerHeaders {
   retryAfter: string | null;
   date: string | null;
@@ -26,7 +26,7 @@ export function resultOf(decode: (bytes: ArrayBuffer, length: number) => string)
 /**
  * Host['request'] that runs `exchange` for one request at a time, each once the previous one's answer was
  * decoded: a host reads every answer into the one AnswerBody it holds. The core sends one at a time anyway
- * (src/core/lane.ts); a second request would wait here. Each exchange starts from a promise job.
+ * (src/core/requests/lane.ts); a second request would wait here. Each exchange starts from a promise job.
  */
 export function inTurn(exchange: (req: HttpRequest) => Promise<Ending>, decode: (bytes: ArrayBuffer, length: number) => string): Host['request'] {
   const toResult = resultOf(decode);

@@ -27,9 +27,9 @@
 //   stack: http.js's constructor and its socket callback go deep, and adding the agent's calls below the
 //   one and the decoding above the other overflowed the 384-slot stack of an ESP32 build (measured on a
 //   lin build, docs/moddable.md).
-import type { Host, HttpRequest } from '../../src/core/host';
-import { errorText } from '../../src/core/errors';
-import { utf8Length, utf8Write } from '../../src/core/utf8';
+import type { Host, HttpRequest } from '../../src/core/host/host';
+import { errorText } from '../../src/core/wire/errors';
+import { utf8Length, utf8Write } from '../../src/core/wire/utf8';
 import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';
 import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';
@@ -100,7 +100,7 @@ class RequestExchange extends Exchange {
     const headers: string[] = [];
     for (const name in req.headers) headers.push(name, req.headers[name]);
     if (req.body !== undefined) {
-      // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/errors.ts).
+      // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/wire/errors.ts).
       if (/^[\x00-\x7f]*$/.test(req.body)) {
         this.body = req.body;
         this.bodyBytes = req.body.length;

@@ -11,7 +11,7 @@ export interface Target {
 
 /** The parts of an http or https URL, or null for anything else. */
 export function targetOf(url: string): Target | null {
-  // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/errors.ts).
+  // In the function, not at module level: a preloaded RegExp crashes XS 8.2.3 (src/core/wire/errors.ts).
   const parts = /^(https?):\/\/([^/?#:]+)(?::(\d+))?([^#]*)$/.exec(url);
   if (parts === null) return null;
   const secure = parts[1] === 'https';

@@ -3,7 +3,7 @@
 // dashboard's URL (docs/dashboard.md).
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LIMITS } from '../core/wire';
+import { LIMITS } from '../core/wire/wire';
 import { checkSeed, DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, startService } from '../service';
 import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
 import { readJsonFile } from './json-file';

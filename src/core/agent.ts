@@ -1,35 +1,35 @@
 // The agent: takes readings into its queue (a ring of typed arrays, fixed on the device, growing and shrinking
 // in memory a host lends), flushes it through the uplink, polls commands, keeps presence alive. It makes the
 // parts, hands each what it needs, and owns the order of start and stop.
-import type { Host, Log, SampleValue } from './host';
+import type { Host, Log, SampleValue } from './host/host';
 import type { AgentConfig } from './config';
 import { checkConfig, ConfigError, DEFAULT_PRESENCE_MS, DEFAULT_LOOKUP_RETRY_MS, uplinkSettings } from './config';
-import { FeedClient } from './client';
-import { FeedError, isAuthError, redact } from './errors';
-import { Commands } from './commands';
-import type { Counters } from './counters';
-import { createCounters } from './counters';
-import { Head } from './head';
-import { Intake } from './intake';
-import type { RecordResult } from './intake';
-import { Lookup } from './lookup';
-import { Lane } from './lane';
-import { scrubbedLog } from './log';
-import { Presence } from './presence';
-import { FailureReport, RetryLadder } from './retry-ladder';
-import { SampleQueue } from './queue';
-import { createRandom } from './random';
-import { Reconciler } from './reconcile';
-import type { Reporting } from './report';
-import { MissingResourceError, Resources } from './resources';
-import type { Known } from './resources';
-import { Sampler } from './sampler';
-import { SetAsides } from './set-aside';
-import { StorageJournal } from './storage-journal';
-import { Uplink } from './uplink';
-import { Vanished } from './vanished';
+import { FeedClient } from './wire/client';
+import { FeedError, isAuthError, redact } from './wire/errors';
+import { Commands } from './resources/commands';
+import type { Counters } from './host/counters';
+import { createCounters } from './host/counters';
+import { Head } from './delivery/head';
+import { Intake } from './intake/intake';
+import type { RecordResult } from './intake/intake';
+import { Lookup } from './resources/lookup';
+import { Lane } from './requests/lane';
+import { scrubbedLog } from './wire/log';
+import { Presence } from './resources/presence';
+import { FailureReport, RetryLadder } from './requests/retry-ladder';
+import { SampleQueue } from './queue/queue';
+import { createRandom } from './host/random';
+import { Reconciler } from './delivery/reconcile';
+import type { Reporting } from './intake/report';
+import { MissingResourceError, Resources } from './resources/resources';
+import type { Known } from './resources/resources';
+import { Sampler } from './intake/sampler';
+import { SetAsides } from './delivery/set-aside';
+import { StoredQueue } from './queue/stored-queue';
+import { Uplink } from './delivery/uplink';
+import { Vanished } from './delivery/vanished';
 
-export type { RecordResult } from './intake';
+export type { RecordResult } from './intake/intake';
 
 /** The agent's counts: its running totals (`Counters`) and the state of its queue and uplink. */
 export interface AgentStats extends Counters {
@@ -120,7 +120,7 @@ class FeedAgent implements Agent {
   private readonly log: Log;
   private readonly queue: SampleQueue;
   private readonly head: Head;
-  private readonly journal: StorageJournal;
+  private readonly stored: StoredQueue;
   private readonly client: FeedClient;
   private readonly resources: Resources;
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
@@ -151,7 +151,7 @@ class FeedAgent implements Agent {
     const lane = (this.lane = new Lane(host));
     const log = (this.log = scrubbedLog(host, config.token));
     const queue = (this.queue = new SampleQueue({ capacity: s.queue, overflow: s.overflow, stringBytes: s.stringBytes, withSeq: host.storage !== undefined, clock: host, memory: host.memory }));
-    const head = (this.head = new Head({ queue, settings: s, clock: s.sendAge ? host : null }));
+    const head = (this.head = new Head({ queue, settings: s }));
     const client = (this.client = new FeedClient(host.request.bind(host), { baseUrl: config.url, publicKey: config.publicKey, token: config.token, timeoutMs: s.timeoutMs }));
     const ids: number[] = [];
     for (const id of [...sensors.map((x) => x.resource), ...actuators.map((x) => x.resource), ...(config.resources ?? [])]) {
@@ -163,15 +163,15 @@ class FeedAgent implements Agent {
     const random = createRandom(config.seed ?? Math.floor(Math.random() * 4294967296));
     // An actuator's resource has another writer, the platform: a read-back there decides nothing.
     const reconciler = (this.reconciler = new Reconciler({ ids: s.reconcile ? ids.filter((id) => !actuators.some((a) => a.resource === id)) : [], head }));
-    const journal = (this.journal = new StorageJournal({ storage: host.storage, queue, overflow: s.overflow, counters, log, head, reconciler }));
+    const stored = (this.stored = new StoredQueue({ storage: host.storage, queue, overflow: s.overflow, counters, log, head, reconciler }));
     const setAsides = (this.setAsides = new SetAsides({ counters, log, onSetAside: config.onSetAside, scrub: (text) => redact(text, config.token) }));
     // Every retry ladder draws from the one backoff, and says its endpoint's state once (retry-ladder.ts).
     const backoff = Object.freeze({ baseMs: s.backoffBaseMs, capMs: s.backoffCapMs });
     const ladder = (name: string, settings = backoff): RetryLadder => new RetryLadder(settings, new FailureReport(name, log), random);
     const presence = (this.presence = new Presence({ host, client, ids, counters, lane, intervalMs: config.presenceMs ?? DEFAULT_PRESENCE_MS, ladder: ladder('presence read') }));
     const vanished = new Vanished({ host, client, resources, log, random });
-    const uplink = (this.uplink = new Uplink({ host, client, queue, head, journal, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log }));
-    const intake = (this.intake = new Intake({ host, rules, known, sensors, journal, uplink, setAsides, counters, log }));
+    const uplink = (this.uplink = new Uplink({ host, client, queue, head, clock: s.sendAge ? host : null, stored, reconciler, vanished, setAsides, presence, settings: s, counters, random, lane, log }));
+    const intake = (this.intake = new Intake({ host, rules, known, sensors, stored, uplink, setAsides, counters, log }));
     this.reporting = intake.reporting;
     this.commands = actuators.length === 0 ? null : new Commands({ host, actuators, client, resources, counters, log, lane, ladder: ladder('command poll') });
     const lookup = (this.lookup = new Lookup({ host, client, resources, reconciler, presence, presenceSet: config.presenceMs !== undefined, counters, log, lane,
@@ -183,7 +183,7 @@ class FeedAgent implements Agent {
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('the agent was started already');
-    const out = this.journal.restore();
+    const out = this.stored.restore();
     // Before the lookup: its answer must not replace the baselines the batch's read-back compares with.
     if (out !== null) {
       this.reconciler.assume(out);
@@ -235,7 +235,7 @@ class FeedAgent implements Agent {
     this.persist();
     this.state = 'stopped';
     this.host.storage?.close?.();
-    this.journal.wake();
+    this.stored.room.wake();
     return this.stats();
   }
 
@@ -258,28 +258,28 @@ class FeedAgent implements Agent {
   }
 
   whenRoom(): Promise<void> {
-    return this.state === 'stopped' ? Promise.resolve() : this.journal.whenRoom();
+    return this.state === 'stopped' ? Promise.resolve() : this.stored.room.wait();
   }
 
   canSleep(): boolean {
-    return this.queue.length === 0 && this.journal.backlog === 0 && this.lane.idle;
+    return this.queue.length === 0 && this.stored.backlog === 0 && this.lane.idle;
   }
 
   persist(): number {
-    return this.journal.persist();
+    return this.stored.persist();
   }
 
   stats(): AgentStats {
     const c = this.counters;
     const oldest = this.queue.oldestAt();
-    const backlog = this.journal.backlog;
+    const backlog = this.stored.backlog;
     return {
       queued: this.queue.length + backlog,
       backlog,
       capacity: this.queue.capacity,
       highWater: this.queue.highWater,
-      accepted: this.journal.accepted,
-      droppedOverflow: this.queue.droppedOverflow + this.journal.dropped,
+      accepted: this.stored.accepted,
+      droppedOverflow: this.queue.droppedOverflow + this.stored.dropped,
       ...c,
       oldestAgeMs: oldest < 0 ? null : this.host.now() - oldest,
       requests: this.client.requests,

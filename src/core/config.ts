@@ -1,8 +1,8 @@
 // The agent's configuration: its types, its defaults, and one check that lists every problem at once.
-import type { SampleValue } from './host';
-import type { OverflowPolicy } from './queue';
-import type { Feed } from './wire';
-import { LIMITS } from './wire';
+import type { SampleValue } from './host/host';
+import type { OverflowPolicy } from './queue/queue';
+import type { Feed } from './wire/wire';
+import { LIMITS } from './wire/wire';
 
 export interface SensorConfig {
   resource: number;
@@ -78,7 +78,7 @@ export interface UplinkConfig {
 }
 
 /**
- * Report by exception for one resource (src/core/report.ts): which of its samples are queued. Without a
+ * Report by exception for one resource (src/core/intake/report.ts): which of its samples are queued. Without a
  * rule every sample is. A number is reported when it moved at least `deadband` (or `deadbandPercent` of its
  * subtype's range, whichever is larger) from the last one reported; 0 reports any change; without either,
  * every sample counts as changed and only `minIntervalMs` thins them. A boolean or a string is reported

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createAgent } from '../core/agent';
 import type { Agent, AgentStats } from '../core/agent';
 import type { ActuatorConfig } from '../core/config';
-import type { HttpRequest, LogLevel, SampleValue } from '../core/host';
+import type { HttpRequest, LogLevel, SampleValue } from '../core/host/host';
 import { createNodeHost } from '../../platforms/node/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';

@@ -5,9 +5,9 @@
 // (ladder.ts): a device, and a register, is logged when it starts failing and when it recovers.
 import type ModbusRTU from 'modbus-serial';
 
-import type { Ladder } from '../core/backoff';
-import type { SampleValue } from '../core/host';
-import type { RetryLadder } from '../core/retry-ladder';
+import type { Ladder } from '../core/requests/backoff';
+import type { SampleValue } from '../core/host/host';
+import type { RetryLadder } from '../core/requests/retry-ladder';
 import type { CommandTarget, ModbusInput, ModbusSourceConfig } from './config';
 import type { GatewayDevice } from './device';
 import { gatewayLadder } from './ladder';
@@ -233,7 +233,7 @@ class Peer {
     client.close(() => {});
   }
 
-  /** The next connect waits the ladder's backoff (src/core/backoff.ts). */
+  /** The next connect waits the ladder's backoff (src/core/requests/backoff.ts). */
   private backOff(why: string): void {
     const now = performance.now();
     this.nextTryAt = now + this.ladder.fail(now, why);

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { IPublishPacket, Packet } from 'mqtt-packet';
 
-import type { Ladder } from '../core/backoff';
-import type { SampleValue } from '../core/host';
-import type { RetryLadder } from '../core/retry-ladder';
-import { rawData } from '../core/validate';
+import type { Ladder } from '../core/requests/backoff';
+import type { SampleValue } from '../core/host/host';
+import type { RetryLadder } from '../core/requests/retry-ladder';
+import { rawData } from '../core/wire/validate';
 import type { MqttBrokerConfig } from './config';
 import type { GatewayDevice } from './device';
 import { gatewayLadder } from './ladder';
@@ -282,7 +282,7 @@ export class MqttIn {
     });
   }
 
-  /** Reconnects after the ladder's backoff (src/core/backoff.ts): a broker that comes back is not stormed. */
+  /** Reconnects after the ladder's backoff (src/core/requests/backoff.ts): a broker that comes back is not stormed. */
   private backOff(why: string): void {
     // mqtt.js takes a period of 0 as "never reconnect".
     const wait = Math.max(100, this.ladder.fail(performance.now(), why));

@@ -3,9 +3,9 @@
 // no usage counter and no presence, and its write is operation 3's checks, stored as the platform writing.
 // Answers use the interface's envelope, so a failure reads like the service's other failures.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Feed } from '../core/wire';
+import type { Feed } from '../core/wire/wire';
 import { sendFeedsCsv } from './feeds-csv';
-import { isBinarySubtype } from '../core/validate';
+import { isBinarySubtype } from '../core/wire/validate';
 import { HttpError, readBody, successBody } from './http';
 import type { FeedPage, LocalResource, LocalState, ValueKind } from './local-wire';
 import { platformFeed } from './operations';

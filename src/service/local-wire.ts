@@ -1,7 +1,7 @@
 // The JSON of the local service's own API under /_local/ (docs/dashboard.md), which the dashboard page
 // reads. It is not part of the interface. Types only: the page (plain JavaScript checked by tsc) imports
 // them, so the server and the page agree on one definition.
-import type { Resource } from '../core/wire';
+import type { Resource } from '../core/wire/wire';
 
 /**
  * How the page shows a resource's values, by the agent's rule for a command's value: a subtype with a

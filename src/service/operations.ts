@@ -2,9 +2,9 @@
 // its request in one transaction (feeds, usage counters, presence) and returns the response body.
 // Counters follow docs/interface.md (Usage counters): a request counts once on each resource it names or writes; outgoing
 // bytes are the request body's share of a resource, income bytes the response body's share.
-import { checkInput, rawData } from '../core/validate';
-import type { FeedInput, InputValue } from '../core/wire';
-import { MESSAGE_FEED_CREATED } from '../core/wire';
+import { checkInput, rawData } from '../core/wire/validate';
+import type { FeedInput, InputValue } from '../core/wire/wire';
+import { MESSAGE_FEED_CREATED } from '../core/wire/wire';
 import { HttpError, successBody } from './http';
 import { batchBody, batchElement, feedBody } from './parse';
 import { createdFeedJson, resourceRecord } from './records';

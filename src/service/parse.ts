@@ -1,7 +1,7 @@
 // Reading what a client sent, each part checked as the status table of docs/service.md says (400, 413, 415).
 import type { IncomingMessage } from 'node:http';
-import type { FeedInput, InputValue } from '../core/wire';
-import { LIMITS } from '../core/wire';
+import type { FeedInput, InputValue } from '../core/wire/wire';
+import { LIMITS } from '../core/wire/wire';
 import { HttpError } from './http';
 import { clip } from './routes';
 

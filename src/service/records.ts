@@ -1,6 +1,6 @@
 // The records of the interface (docs/interface.md §2.2-2.4) built from stored rows, with their fields in the interface's
 // order; presence (is_alive / is_dead) is computed here, at read time.
-import type { Resource, Subtype } from '../core/wire';
+import type { Resource, Subtype } from '../core/wire/wire';
 import { isAlive } from './presence';
 import type { ResourceRow } from './store';
 import { timestamp } from './time';

@@ -1,7 +1,7 @@
 // The seed file (docs/service.md): the subtypes, devices and resources the service starts with. Checked in
 // full before anything is stored; the first problem found is thrown as one sentence naming the field.
-import { compileRestriction } from '../core/validate';
-import type { Subtype } from '../core/wire';
+import { compileRestriction } from '../core/wire/validate';
+import type { Subtype } from '../core/wire/wire';
 import { JsonTextError, parseJsonText } from './json-text';
 
 /** A subtype as seeded: the record of docs/interface.md §2.3 without its timestamps, which the service sets. */

@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LIMITS } from '../core/wire';
+import { LIMITS } from '../core/wire/wire';
 import { bearerToken, tokenMatches } from './auth';
 import { createDashboard } from './dashboard';
 import type { Dashboard, DashboardOptions } from './dashboard';

@@ -2,9 +2,9 @@
 // Subtypes, devices and resources change only when a seed is applied at start, so they are also held in
 // memory (the catalog); feeds, counters and presence live only in the database.
 import type Database from 'better-sqlite3';
-import { compileRestriction } from '../core/validate';
-import type { Restriction } from '../core/validate';
-import type { Feed, Resource, Subtype } from '../core/wire';
+import { compileRestriction } from '../core/wire/validate';
+import type { Restriction } from '../core/wire/validate';
+import type { Feed, Resource, Subtype } from '../core/wire/wire';
 import { tokenDigest } from './auth';
 import { SeedError } from './seed';
 import { loadSqlite } from './sqlite';

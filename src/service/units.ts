@@ -2,7 +2,7 @@
 // field for it: a subtype names it in words, in its English name or its description ("Degrees Celsius",
 // "Relative humidity, %", "Percentage"). Only the words below are understood; anything else has no unit,
 // rather than a guessed one.
-import type { Subtype } from '../core/wire';
+import type { Subtype } from '../core/wire/wire';
 
 /** Words naming a unit (matched whole, ignoring case), and the symbol shown. The first match wins. */
 const UNITS: [RegExp, string][] = [

@@ -2,7 +2,7 @@
 // signal inside each subtype's range, plus the actuators whose commands are shown. The interface cannot
 // list a device's resources, so the ids come from the caller (the demo device, --resources, the config).
 import type { ReportConfig } from '../core/config';
-import type { Resource, Subtype } from '../core/wire';
+import type { Resource, Subtype } from '../core/wire/wire';
 import type { SignalSpec } from './signals';
 
 export interface SensorPlan {

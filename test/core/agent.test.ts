@@ -5,7 +5,7 @@ import { createAgent } from '../../src/core/agent';
 import type { Agent } from '../../src/core/agent';
 import type { AgentConfig, UplinkConfig } from '../../src/core/config';
 import { ConfigError } from '../../src/core/config';
-import type { Host, QueueStorage, SampleValue } from '../../src/core/host';
+import type { Host, QueueStorage, SampleValue } from '../../src/core/host/host';
 import { FakeService } from '../support/fake-service';
 import type { FakeResource } from '../support/fake-service';
 import { fakeAgent, newClock } from '../support/fake-agent';

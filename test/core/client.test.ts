@@ -1,11 +1,12 @@
 // Unit test of the client's URL building and answer parsing, against a scripted `request` function.
 import { describe, expect, it } from 'vitest';
-import { FeedClient } from '../../src/core/client';
-import type { BatchAnswer, ClientOptions } from '../../src/core/client';
-import { FeedError, isAuthError, redact } from '../../src/core/errors';
-import { parseHttpDate, parseRetryAfter } from '../../src/core/retry-after';
-import { sameOriginTarget } from '../../src/core/redirect';
-import type { HttpRequest, HttpResult } from '../../src/core/host';
+import { FeedClient } from '../../src/core/wire/client';
+import type { BatchAnswer } from '../../src/core/wire/answers';
+import type { ClientOptions } from '../../src/core/wire/client';
+import { FeedError, isAuthError, redact } from '../../src/core/wire/errors';
+import { parseHttpDate, parseRetryAfter } from '../../src/core/wire/retry-after';
+import { sameOriginTarget } from '../../src/core/wire/redirect';
+import type { HttpRequest, HttpResult } from '../../src/core/host/host';
 import { PUBLIC_KEY, TOKEN, binarySubtype, feed, resource73, resourceWithoutFeeds } from './fixtures/records';
 
 const BASE = 'http://svc.test:8080';

@@ -1,7 +1,7 @@
 // holdOnRefusedToken: a program serving many devices (the gateway) starts a device whose token the service
 // refuses, keeps its readings, and delivers them once the token is accepted; without it, start() rejects.
 import { expect, it } from 'vitest';
-import { FeedError } from '../../src/core/errors';
+import { FeedError } from '../../src/core/wire/errors';
 import { fakeAgent } from '../support/fake-agent';
 
 const RESOURCES = [{ id: 1, begin: 0, end: 1_000_000 }];

@@ -3,7 +3,7 @@
 // resource that disappears from the service. Each one stopped delivery or set a valid reading aside.
 import { describe, expect, it } from 'vitest';
 import type { AgentConfig, UplinkConfig } from '../../src/core/config';
-import type { Host } from '../../src/core/host';
+import type { Host } from '../../src/core/host/host';
 import { FakeService } from '../support/fake-service';
 import type { FakeResource } from '../support/fake-service';
 import { fakeAgent } from '../support/fake-agent';

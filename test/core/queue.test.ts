@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   DROPPED_NEW,
-  FIRST_SLOTS,
   PUSHED,
   PUSHED_EVICTED,
   SampleQueue,
   TOO_LARGE,
   type OverflowPolicy,
   type QueueOptions,
-} from '../../src/core/queue';
-import { createRandom } from '../../src/core/random';
-import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/utf8';
-import type { SampleValue } from '../../src/core/host';
+} from '../../src/core/queue/queue';
+import { FIRST_SLOTS } from '../../src/core/queue/lent-memory';
+import { createRandom } from '../../src/core/host/random';
+import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/wire/utf8';
+import type { SampleValue } from '../../src/core/host/host';
 import { encode, take } from '../support/queue-body';
 
 /** The time of the fast lane's samples; `push` takes its own. */

@@ -2,8 +2,8 @@
 // again. Its report says a failing endpoint when its state changes: the first failure, a count every
 // STILL_FAILING_EVERY_MS, the recovery; never once per try.
 import { describe, expect, it } from 'vitest';
-import { FailureReport, RetryLadder, STILL_FAILING_EVERY_MS } from '../../src/core/retry-ladder';
-import { resumeBound, waitsWithin } from '../../src/core/backoff';
+import { FailureReport, RetryLadder, STILL_FAILING_EVERY_MS } from '../../src/core/requests/retry-ladder';
+import { resumeBound, waitsWithin } from '../../src/core/requests/backoff';
 
 const LADDER = { baseMs: 1_000, capMs: 120_000 };
 

@@ -1,12 +1,12 @@
-// The delivery engine's rules (src/core/rules.ts): docs/architecture.md holds the tables and the diagram
+// The delivery engine's rules (src/core/delivery/rules.ts): docs/architecture.md holds the tables and the diagram
 // generated from them, each outcome's example answer is classified as that outcome, every event (answers
 // and the agent's own moves) has a row somewhere, every (state × event) pair keeps the engine's
 // invariants (test/support/engine-walk.ts), and every failing cycle waits longer each time
 // (test/support/engine-cycles.ts); on XS: the probe `rules`.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Outcome, State } from '../../src/core/rules';
-import { RULES } from '../../src/core/rules';
+import type { Outcome, State } from '../../src/core/delivery/rules';
+import { RULES } from '../../src/core/delivery/rules';
 import { EVENTS, OUTCOMES, STATES, withEngineTables } from '../support/engine-tables';
 import { walkRules } from '../support/engine-walk';
 import { impoliteCycles } from '../support/engine-cycles';

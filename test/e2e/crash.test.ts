@@ -6,7 +6,7 @@
 // unresolved; and any repeats come at most one run per kill.
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createRandom } from '../../src/core/random';
+import { createRandom } from '../../src/core/host/random';
 import { startService } from '../../src/service';
 import { tally } from '../../soak/tally';
 import { readBacksIn, unresolvedIn } from '../support/delivery-log';

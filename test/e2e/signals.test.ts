@@ -1,7 +1,7 @@
 // The simulator's signals, the plan it derives from a device's resources, and its config file check.
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../../src/core/random';
-import type { Resource, Subtype } from '../../src/core/wire';
+import { createRandom } from '../../src/core/host/random';
+import type { Resource, Subtype } from '../../src/core/wire/wire';
 import { parseSimConfig, SimConfigError } from '../../src/sim/config';
 import { planFor, signalFor } from '../../src/sim/plan';
 import { refusedReadings } from '../../src/sim/refusals';

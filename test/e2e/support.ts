@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, inject } from 'vitest';
-import { FeedClient } from '../../src/core/client';
+import { FeedClient } from '../../src/core/wire/client';
 import { createHttp } from '../../platforms/node/http';
 import type { Seed } from '../../src/service';
 import { Store } from '../../src/service/store';

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseSeed } from '../../src/service/seed';
-import type { Feed, Resource } from '../../src/core/wire';
+import type { Feed, Resource } from '../../src/core/wire/wire';
 import { TlsFront } from '../../bench/tls-front';
 import * as client from '../support/client';
 import { FaultProxy } from '../support/fault-proxy';

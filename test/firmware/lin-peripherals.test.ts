@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSeed } from '../../src/service/seed';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import type { Feed } from '../../src/core/wire';
+import type { Feed } from '../../src/core/wire/wire';
 import { launchChromium } from '../support/chromium';
 import * as client from '../support/client';
 import type { Chromium } from '../support/chromium';

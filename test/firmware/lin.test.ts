@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSeed } from '../../src/service/seed';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import type { Feed, Resource } from '../../src/core/wire';
+import type { Feed, Resource } from '../../src/core/wire/wire';
 import * as client from '../support/client';
 import { FaultProxy } from '../support/fault-proxy';
 import { until } from './line-log';

@@ -10,7 +10,7 @@ import type { DescriptionContext } from '../../platforms/moddable/peripherals/de
 import { findDrivers } from '../../platforms/moddable/peripherals/drivers';
 import type { DriverClass } from '../../platforms/moddable/peripherals/i2c-sensor';
 import { openPeripherals } from '../../platforms/moddable/peripherals/open';
-import type { Feed } from '../../src/core/wire';
+import type { Feed } from '../../src/core/wire/wire';
 
 const PICO: BoardFacts = {
   name: 'the Pico W',

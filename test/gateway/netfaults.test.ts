@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { resumeBound, waitsWithin } from '../../src/core/backoff';
+import { resumeBound, waitsWithin } from '../../src/core/requests/backoff';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
 import { GATEWAY_DEFAULTS, parseGatewayConfig, startGateway } from '../../src/gateway';
 import type { DeviceStats, Gateway } from '../../src/gateway';

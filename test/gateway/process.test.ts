@@ -12,7 +12,7 @@ import { connectAsync } from 'mqtt';
 import type { MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
 
-import { createRandom } from '../../src/core/random';
+import { createRandom } from '../../src/core/host/random';
 import { workDir } from '../support/build';
 import { killAll } from '../support/children';
 import { FaultProxy } from '../support/fault-proxy';

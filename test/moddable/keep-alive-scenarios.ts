@@ -3,7 +3,7 @@
 // way one fails with the right maybeDelivered, and a new connection after each failure or close. Run on
 // Node and inside XS with scenarios.ts.
 import { createAgent } from '../../src/core/agent';
-import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
 import { createModdableHost } from '../../platforms/moddable/host';
 import { equal, ok } from '../scenarios/assert';
 import { counter, settle } from '../scenarios/helpers';

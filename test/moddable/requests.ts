@@ -1,6 +1,6 @@
 // The requests and comparisons the adapter scenarios share (scenarios.ts, keep-alive-scenarios.ts).
 import type { AgentConfig } from '../../src/core/config';
-import type { HttpRequest, HttpResult } from '../../src/core/host';
+import type { HttpRequest, HttpResult } from '../../src/core/host/host';
 import type { AdapterContext } from './context';
 
 export const TIMEOUT_MS = 2_000;

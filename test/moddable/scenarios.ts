@@ -8,7 +8,7 @@ import { openFlashQueue } from '../../platforms/moddable/flash-queue';
 import { AnswerBody } from '../../platforms/moddable/answer-body';
 import { createModdableHost } from '../../platforms/moddable/host';
 import { createHttp } from '../../platforms/moddable/http';
-import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
 import { equal, ok } from '../scenarios/assert';
 import { counter, settle } from '../scenarios/helpers';
 import { R } from '../scenarios/seed';

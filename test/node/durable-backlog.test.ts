@@ -8,9 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import type { SampleValue } from '../../src/core/host';
+import type { SampleValue } from '../../src/core/host/host';
 import type { DurableQueue } from '../../platforms/node/durable-queue';
-import { createRandom } from '../../src/core/random';
+import { createRandom } from '../../src/core/host/random';
 import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
 import { wallAnchor } from '../../platforms/node/sample-time';
 import { bundle } from './support/bundle';

@@ -6,8 +6,8 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 
-import type { SampleValue } from '../../src/core/host';
-import { createRandom } from '../../src/core/random';
+import type { SampleValue } from '../../src/core/host/host';
+import { createRandom } from '../../src/core/host/random';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import type { DurableQueue, FsyncPolicy } from '../../platforms/node/durable-queue';
 import { bundle } from './support/bundle';

@@ -10,7 +10,7 @@ import { createServer as createTcpServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { HttpRequest, HttpResult } from '../../src/core/host';
+import type { HttpRequest, HttpResult } from '../../src/core/host/host';
 import { createHttp, SETTLE_MARGIN_MS } from '../../platforms/node/http';
 import { Agent, request as undiciRequest } from 'undici';
 import { closedPort, listen, shut } from './support/listen';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import type { InFlight } from '../../src/core/host';
+import type { InFlight } from '../../src/core/host/host';
 import { openDurableQueue } from '../../platforms/node/durable-queue';
 import { IN_FLIGHT_NAME } from '../../platforms/node/in-flight-file';
 

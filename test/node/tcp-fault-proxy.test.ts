@@ -6,7 +6,7 @@ import type { Server } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { HttpRequest } from '../../src/core/host';
+import type { HttpRequest } from '../../src/core/host/host';
 import { createHttp } from '../../platforms/node/http';
 import { LoopbackDns, lookupVia } from '../support/loopback-dns';
 import { TcpFaultProxy } from '../support/tcp-fault-proxy';

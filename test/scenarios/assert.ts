@@ -1,5 +1,5 @@
 // A few assertions that run on any engine: vitest's expect does not exist inside the XS worker.
-import { errorText } from '../../src/core/errors';
+import { errorText } from '../../src/core/wire/errors';
 
 export class AssertionError extends Error {
   override name = 'AssertionError';

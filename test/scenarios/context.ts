@@ -2,8 +2,8 @@
 // through the fault proxy, and the means to script faults and read what the service holds. Plain ES2020
 // with no host global: the same code runs on Node and is bundled into the XS worker, where only the Link
 // (how commands reach the Node side) differs.
-import type { Host, HttpRequest, HttpResult } from '../../src/core/host';
-import type { CreatedFeed, Feed, InputValue, Resource } from '../../src/core/wire';
+import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
+import type { CreatedFeed, Feed, InputValue, Resource } from '../../src/core/wire/wire';
 import type { FaultRule, StoredFeed } from '../support/fault-proxy';
 import { VirtualClock, drainMicrotasks } from '../support/virtual-clock';
 import { operationOf } from './operation';

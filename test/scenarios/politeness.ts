@@ -3,7 +3,7 @@
 // waits the backoff, longer each time; when the outage ends, everything arrives, once or counted. The
 // proxy's `lose` is such a reset: the request is taken and the connection dropped, nothing stored.
 import { UPLINK_DEFAULTS } from '../../src/core/config';
-import { resumeBound, waitsWithin } from '../../src/core/backoff';
+import { resumeBound, waitsWithin } from '../../src/core/requests/backoff';
 import { atMost, equal, ok } from './assert';
 import { counter, creates, holdsInOrder, settle, startAgent } from './helpers';
 import type { Scenario } from './run';

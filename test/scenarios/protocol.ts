@@ -1,7 +1,7 @@
 // The messages between a scenario (on Node, or inside the XS worker) and the Node side that owns the
 // real service and the fault proxy. JSON both ways, so the XS side can send them through issueCommand.
-import type { HttpRequest, HttpResult } from '../../src/core/host';
-import type { InputValue } from '../../src/core/wire';
+import type { HttpRequest, HttpResult } from '../../src/core/host/host';
+import type { InputValue } from '../../src/core/wire/wire';
 import type { FaultRule, StoredFeed } from '../support/fault-proxy';
 import type { DiskAnswer, DiskOp } from '../support/disk';
 

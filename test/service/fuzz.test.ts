@@ -4,9 +4,9 @@
 // feed of every resource is the last one it acknowledged. FUZZ_SEED=n replays another run.
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createRandom } from '../../src/core/random';
-import { rawData } from '../../src/core/validate';
-import type { InputValue } from '../../src/core/wire';
+import { createRandom } from '../../src/core/host/random';
+import { rawData } from '../../src/core/wire/validate';
+import type { InputValue } from '../../src/core/wire/wire';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { device } from '../support/client';

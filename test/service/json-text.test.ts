@@ -1,7 +1,7 @@
 // JSON a person wrote: where it stops being JSON and what was expected there, never a piece of the text;
 // and the scan agrees with JSON.parse on what is JSON.
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../../src/core/random';
+import { createRandom } from '../../src/core/host/random';
 import { JsonTextError, jsonFault, parseJsonText } from '../../src/service/json-text';
 
 const VALUE = 'expected a value: a string, a number, an object, an array, true, false or null';

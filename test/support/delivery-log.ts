@@ -1,5 +1,5 @@
 // What a run of the agent said of its deliveries, read from its log lines: a killed process prints no
-// summary, but each line goes out as the count is made (uplink.ts, storage-journal.ts).
+// summary, but each line goes out as the count is made (uplink.ts, stored-queue.ts).
 const UNRESOLVED = new RegExp(
   [
     'uplink: the (\\d+) samples whose outcome was unknown may or may not have been stored',

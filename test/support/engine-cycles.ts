@@ -1,4 +1,4 @@
-// Politeness as a property of the delivery table (src/core/rules.ts): every cycle of the engine's graph
+// Politeness as a property of the delivery table (src/core/delivery/rules.ts): every cycle of the engine's graph
 // that passes through a failure must pass through a wait that grows with the attempts, or through a
 // success (samples stored: the attempt count starts again, and the queue is the cycle's bound). Else a
 // platform that keeps failing that way is asked again and again without a pause: the retry storm of a
@@ -6,7 +6,7 @@
 // the rows; flush() and stop() (`hurry`, `drain`) are left out, being the caller's, once per call, and so
 // are start()'s moves (`begin`, `resume`), once per run.
 // Plain ES2020: test/core/rules.test.ts runs it on Node, the XS probe `rules` on XS.
-import type { EngineEvent, Rule, State } from '../../src/core/rules';
+import type { EngineEvent, Rule, State } from '../../src/core/delivery/rules';
 
 type Table = Readonly<Record<State, Readonly<Partial<Record<EngineEvent, Rule>>>>>;
 

@@ -1,12 +1,12 @@
-// docs/architecture.md's tables and diagram of the delivery engine, drawn from RULES (src/core/rules.ts):
+// docs/architecture.md's tables and diagram of the delivery engine, drawn from RULES (src/core/delivery/rules.ts):
 // the states, which answer is which outcome, the agent's own moves, what each event does in each state,
 // and the moves between states as a diagram. scripts/engine-tables.mjs writes them into the document;
 // test/core/rules.test.ts fails when the document is stale, and checks that each outcome's example answer
 // is classified as that outcome (on XS too: the probe `rules`).
-import { STORED, NOT_STORED, UNDECIDED, classifyBatch, classifyReadBack } from '../../src/core/outcomes';
-import type { EngineEvent, Move, Outcome, Rule, State } from '../../src/core/rules';
-import { RULES } from '../../src/core/rules';
-import { FeedError } from '../../src/core/errors';
+import { STORED, NOT_STORED, UNDECIDED, classifyBatch, classifyReadBack } from '../../src/core/delivery/outcomes';
+import type { EngineEvent, Move, Outcome, Rule, State } from '../../src/core/delivery/rules';
+import { RULES } from '../../src/core/delivery/rules';
+import { FeedError } from '../../src/core/wire/errors';
 
 /** Each state: what the head holds (locked) there, and what the next request is. */
 export const STATES: Record<State, { held: string; next: string }> = {
@@ -138,7 +138,7 @@ export function diagram(): string {
   return lines.join('\n');
 }
 
-export const BEGIN = '<!-- engine tables: generated from src/core/rules.ts by scripts/engine-tables.mjs; do not edit -->';
+export const BEGIN = '<!-- engine tables: generated from src/core/delivery/rules.ts by scripts/engine-tables.mjs; do not edit -->';
 export const END = '<!-- end of engine tables -->';
 
 /** The generated part of docs/architecture.md, markers included. */

@@ -5,12 +5,12 @@
 // below a firm wait, nor does flush() move one; a locked sample is never evicted. A pair without a row
 // throws and leaves the head as it was. Plain ES2020: test/core/rules.test.ts runs it on Node, the XS
 // probe `rules` on XS.
-import { Head } from '../../src/core/head';
-import type { Answer } from '../../src/core/head';
-import { SampleQueue } from '../../src/core/queue';
+import { Head } from '../../src/core/delivery/head';
+import type { Answer } from '../../src/core/delivery/head';
+import { SampleQueue } from '../../src/core/queue/queue';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
-import type { EngineEvent, Move, Outcome, Rule, State } from '../../src/core/rules';
-import { RULES } from '../../src/core/rules';
+import type { EngineEvent, Move, Outcome, Rule, State } from '../../src/core/delivery/rules';
+import { RULES } from '../../src/core/delivery/rules';
 import { EVENTS, OUTCOMES, STATES } from './engine-tables';
 
 const clock = { now: (): number => 0 };
@@ -30,7 +30,7 @@ function isOutcome(event: EngineEvent): event is Outcome {
 function headIn(state: State, pinned: boolean, draining: boolean): { queue: SampleQueue; head: Head } {
   const queue = new SampleQueue({ capacity: 24, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
   for (let i = 0; i < 20; i++) queue.push(1, i, i, i);
-  const head = new Head({ queue, settings: SETTINGS, clock: null });
+  const head = new Head({ queue, settings: SETTINGS });
   if (state !== 'idle') head.send(10, NOW);
   if (state === 'isolating' && pinned) head.answer('refused element', { element: 0, retryAfterMs: -1, reason: 'refused' }, NOW, 0.5);
   if (state === 'isolating' && !pinned) {

@@ -2,7 +2,7 @@
 // collected. On Node a macrotask turn lets every promise chain the agent started run to its end.
 import { createAgent } from '../../src/core/agent';
 import type { AgentConfig, SetAside, UplinkConfig } from '../../src/core/config';
-import type { Host, QueueStorage } from '../../src/core/host';
+import type { Host, QueueStorage } from '../../src/core/host/host';
 import { FakeService } from './fake-service';
 import type { FakeResource } from './fake-service';
 import { VirtualClock } from './virtual-clock';

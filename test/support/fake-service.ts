@@ -2,8 +2,8 @@
 // and 6 as docs/interface.md says, and can be told to fail in each way a real network and server fail
 // (operation 4 and operation 6, the read-back of reconciliation).
 // Timeouts happen in virtual time. Integration tests use the real local service instead.
-import type { Host, HttpRequest, HttpResult, LogLevel, QueueStorage } from '../../src/core/host';
-import type { InputValue } from '../../src/core/wire';
+import type { Host, HttpRequest, HttpResult, LogLevel, QueueStorage } from '../../src/core/host/host';
+import type { InputValue } from '../../src/core/wire/wire';
 import type { VirtualClock } from './virtual-clock';
 
 export interface FakeResource {

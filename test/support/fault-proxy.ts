@@ -4,7 +4,7 @@
 // service's answer. It also keeps what the service accepted, for assertions.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { CreatedFeed, FeedInput } from '../../src/core/wire';
+import type { CreatedFeed, FeedInput } from '../../src/core/wire/wire';
 import { operationOf } from '../scenarios/operation';
 import type { Operation } from '../scenarios/operation';
 

@@ -2,7 +2,7 @@
 // samples, a bound in segments, acknowledged segments deleted whole, the oldest unit beyond the window given
 // up on `discard`. What a disk or a flash file system would do, without one, so that the core's backlog
 // scenarios run alike on Node and on XS. Plain ES2020: it is bundled into the XS worker too.
-import type { QueueStorage, SampleValue, StoredVisit } from '../../src/core/host';
+import type { QueueStorage, SampleValue, StoredVisit } from '../../src/core/host/host';
 
 interface Record {
   seq: number;

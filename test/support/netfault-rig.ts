@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TlsFront } from '../../bench/tls-front';
 import { deliveryProblems, tally } from '../../soak/tally';
 import type { Tally } from '../../soak/tally';
-import { resumeBound, waitsWithin } from '../../src/core/backoff';
+import { resumeBound, waitsWithin } from '../../src/core/requests/backoff';
 import { settleMs, UPLINK_DEFAULTS } from '../../src/core/config';
 import { startService } from '../../src/service';
 import type { DeviceArgs } from '../e2e/netfault-device';

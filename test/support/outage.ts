@@ -2,7 +2,7 @@
 // test/core/outage.test.ts on Node and the XS probe `outage`. Plain ES2020 with no host global.
 import { createAgent } from '../../src/core/agent';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
-import { resumeBound } from '../../src/core/backoff';
+import { resumeBound } from '../../src/core/requests/backoff';
 import { FakeService } from './fake-service';
 import type { Fault } from './fake-service';
 import { VirtualClock } from './virtual-clock';

@@ -6,7 +6,7 @@
 // test/core/property.test.ts runs it on Node, test/xs/core.xs.test.ts (probe `property`) on XS.
 import { createAgent } from '../../src/core/agent';
 import type { SetAside } from '../../src/core/config';
-import { createRandom } from '../../src/core/random';
+import { createRandom } from '../../src/core/host/random';
 import { FakeService } from './fake-service';
 import type { Fault } from './fake-service';
 import { VirtualClock } from './virtual-clock';

@@ -1,9 +1,9 @@
-// The operation-4 body of a queue's samples, for tests: what the uplink's head sends (batch-body.ts),
+// The operation-4 body of a queue's samples, for tests: what the uplink sends (batch-body.ts),
 // for any range, with the range checked.
-import { BatchBody } from '../../src/core/batch-body';
-import type { SampleQueue } from '../../src/core/queue';
+import { BatchBody } from '../../src/core/queue/batch-body';
+import type { SampleQueue } from '../../src/core/queue/queue';
 
-// One encoder per queue, as the head keeps one: its texts are built as entries are claimed.
+// One encoder per queue, as the uplink keeps one: its texts are built as entries are claimed.
 const bodies = new WeakMap<SampleQueue, BatchBody>();
 
 function bodyOf(queue: SampleQueue): BatchBody {
@@ -22,7 +22,8 @@ export function encode(queue: SampleQueue, from = 0, count = queue.length - from
   return bodyOf(queue).encode(from, count);
 }
 
-/** The body of the first `count` samples, locked, as the head takes it to send. */
+/** The body of the first `count` samples, locked (a larger lock staying), as the head locks them and the uplink encodes them to send. */
 export function take(queue: SampleQueue, count: number): string {
-  return bodyOf(queue).take(count);
+  queue.lock(Math.max(count, queue.inFlight));
+  return bodyOf(queue).encode(0, count);
 }

@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import type { HttpRequest } from '../../src/core/host';
+import type { HttpRequest } from '../../src/core/host/host';
 import type { Answers, Command, ConnectOutcome, HttpOutcome, Link, RawOutcome, SendOutcome } from '../scenarios/protocol';
 import { runAdapterScenario } from '../moddable/context';
 import type { AdapterScenario } from '../moddable/context';

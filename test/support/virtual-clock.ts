@@ -1,6 +1,6 @@
 // A deterministic clock and one-shot timers for tests: time moves only when a test advances it.
 // Plain ES2020 with no host global, so the same code is bundled into the XS harness.
-import type { TimerHandle } from '../../src/core/host';
+import type { TimerHandle } from '../../src/core/host/host';
 
 interface Pending {
   id: number;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import ts from 'typescript';
-import { errorText } from '../../src/core/errors';
+import { errorText } from '../../src/core/wire/errors';
 import type { PreloadReport } from './device-realm';
 
 /** The worker's meters after an evaluation: live slots and XS's compute count. */
@@ -49,7 +49,7 @@ export async function bundleForXs(entry: string, options: BundleOptions = {}): P
 }
 
 /** The modules a device build preloads: the core, the Moddable adapter and its firmware (manifest.json). */
-const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable([\\/]firmware)?)[\\/][^\\/]+\.ts$/;
+const DEVICE_MODULES = /[\\/](src[\\/]core([\\/][\w-]+)?|platforms[\\/]moddable([\\/]firmware)?)[\\/][^\\/]+\.ts$/;
 
 /** The names a module declares at its top level, as values: what its closures may hold at run time. */
 export function topLevelBindings(source: string, file: string): string[] {

@@ -1,7 +1,7 @@
 // The XS side of the harness, bundled into the worker: how a scenario's commands reach Node (the worker's
 // synchronous issueCommand) and how a result gets back out of an evaluation. The Host the agent runs on
 // is the scenario context's (test/scenarios/context.ts): virtual timers, requests through this link.
-import { errorText } from '../../src/core/errors';
+import { errorText } from '../../src/core/wire/errors';
 import type { Answers, Command, Link } from '../scenarios/protocol';
 import type { DiskLink } from '../moddable/standins/file';
 

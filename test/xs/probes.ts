@@ -3,17 +3,17 @@
 // so an engine difference in string, regex, number or typed-array behaviour shows up here, named, before
 // it shows up in a scenario.
 import { checkConfig, ConfigError } from '../../src/core/config';
-import { elementIndexOf, redact } from '../../src/core/errors';
-import { parseHttpDate, parseRetryAfter } from '../../src/core/retry-after';
-import { sameOriginTarget } from '../../src/core/redirect';
-import type { SampleValue } from '../../src/core/host';
-import { SampleQueue } from '../../src/core/queue';
-import { createRandom } from '../../src/core/random';
-import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/validate';
+import { elementIndexOf, redact } from '../../src/core/wire/errors';
+import { parseHttpDate, parseRetryAfter } from '../../src/core/wire/retry-after';
+import { sameOriginTarget } from '../../src/core/wire/redirect';
+import type { SampleValue } from '../../src/core/host/host';
+import { SampleQueue } from '../../src/core/queue/queue';
+import { createRandom } from '../../src/core/host/random';
+import { checkInput, compileRestriction, numericValue, rawData } from '../../src/core/wire/validate';
 import { OUTCOMES } from '../support/engine-tables';
 import { walkRules } from '../support/engine-walk';
 import { impoliteCycles } from '../support/engine-cycles';
-import { RULES } from '../../src/core/rules';
+import { RULES } from '../../src/core/delivery/rules';
 import { OUTAGE_FAULTS, longestWaitAfter } from '../support/outage';
 import { runProperty } from '../support/property';
 import type { PropertyRun } from '../support/property';

@@ -2,7 +2,7 @@
 // per bus and address, sampled once for every entry that reads a property of it. A sensor that stops
 // answering (a NACK, a timeout, a driver's own error) is said once, then left alone and tried again every
 // `retryMs`: a sensor that is gone costs the others one bus timeout per retry, not one per reading.
-import { errorText } from '../../../src/core/errors';
+import { errorText } from '../../../src/core/wire/errors';
 import type { Board, Closable } from './board';
 import type { I2cInput } from './description';
 import { rounded } from './inputs';

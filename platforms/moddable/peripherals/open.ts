@@ -2,8 +2,8 @@
 // refuses when it is opened (a pin its IO class will not take, an address the bus holds) is one more
 // problem of the description, said on the same line; the rest run.
 import type { ActuatorConfig, SensorConfig } from '../../../src/core/config';
-import { errorText } from '../../../src/core/errors';
-import type { SampleValue } from '../../../src/core/host';
+import { errorText } from '../../../src/core/wire/errors';
+import type { SampleValue } from '../../../src/core/host/host';
 import type { Board } from './board';
 import type { BoardReading, Output, Peripheral } from './description';
 import { isSource } from './description';

@@ -2,7 +2,7 @@
 // level) and PWM (a setpoint, mapped to a duty). Each starts in its stated level at boot; each command is
 // applied once (the core hands over each new command once) and the level applied is reported on the
 // entry's `state` resource, so that the platform sees what the pin did, not only what was asked.
-import type { SampleValue } from '../../../src/core/host';
+import type { SampleValue } from '../../../src/core/host/host';
 import type { Board, Closable } from './board';
 import type { PwmOutput, RelayOutput } from './description';
 

@@ -5,8 +5,8 @@
 
 /** @typedef {import('../local-wire').LocalState} LocalState */
 /** @typedef {import('../local-wire').FeedPage} FeedPage */
-/** @typedef {import('../../core/wire').CreatedFeed} CreatedFeed */
-/** @typedef {import('../../core/wire').InputValue} InputValue */
+/** @typedef {import('../../core/wire/wire').CreatedFeed} CreatedFeed */
+/** @typedef {import('../../core/wire/wire').InputValue} InputValue */
 
 /**
  * @template T
@@ -16,7 +16,7 @@
  */
 async function call(path, init) {
   const res = await fetch(path, init);
-  /** @type {import('../../core/wire').Envelope<T>} */
+  /** @type {import('../../core/wire/wire').Envelope<T>} */
   let envelope;
   try {
     envelope = await res.json();

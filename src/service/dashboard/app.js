@@ -13,7 +13,7 @@ import { decimalsOf, formatNumber, moment, timeOfDay, withUnit } from './format.
 /** @typedef {import('../local-wire').LocalDevice} LocalDevice */
 /** @typedef {import('../local-wire').ValueKind} ValueKind */
 /** @typedef {Pick<import('../local-wire').FeedPage, 'id_resource_feed' | 'created_at' | 'raw_data'>} Feeds feeds as columns */
-/** @typedef {import('../../core/wire').InputValue} InputValue */
+/** @typedef {import('../../core/wire/wire').InputValue} InputValue */
 /** @typedef {import('../local-wire').FeedPage} FeedPage */
 
 const POLL_MS = 1_000;
@@ -108,7 +108,7 @@ class Card {
   /**
    * The control of an actuator: a switch for a binary or on/off subtype, showing its last value; else a
    * field to write a value (and a button for each word of a pattern that only lists words).
-   * @param {import('../../core/wire').Resource} r
+   * @param {import('../../core/wire/wire').Resource} r
    */
   commandForm(r) {
     const subtype = r.subtype;
@@ -520,14 +520,14 @@ function presenceOf(alive, command, fed) {
 /**
  * The range a number of the subtype must lie in, for its chart's value axis; null when a pattern rules
  * instead (an empty one is none: the range applies).
- * @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s
+ * @param {Pick<import('../../core/wire/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s
  * @returns {[number, number] | null}
  */
 function bounds(s) {
   return s.data_restriction_regex ? null : [s.data_restriction_begin_range, s.data_restriction_end_range];
 }
 
-/** @param {Pick<import('../../core/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
+/** @param {Pick<import('../../core/wire/wire').Subtype, 'data_restriction_regex' | 'data_restriction_begin_range' | 'data_restriction_end_range'>} s */
 function rule(s) {
   // An empty regex is none (core/validate.ts): the range applies.
   return s.data_restriction_regex || `${s.data_restriction_begin_range}..${s.data_restriction_end_range}`;
@@ -537,7 +537,7 @@ function rule(s) {
  * The values a resource takes that get a button of their own: off and on for a boolean, and each word of a
  * regex that is only a list of words (`on|off`, `/^(open|closed)$/i`).
  * @param {ValueKind} kind
- * @param {import('../../core/wire').Subtype} subtype
+ * @param {import('../../core/wire/wire').Subtype} subtype
  * @returns {[string, InputValue][]}
  */
 function choices(kind, subtype) {

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { rawData } from '../../../src/core/validate';
+import { rawData } from '../../../src/core/wire/validate';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, demoFleetDevice } from '../../../src/service';
 import { ROOT, withBuiltCli } from '../support';
 import { Served } from '../../support/serve';

@@ -4,7 +4,7 @@
 // command from the platform: the pin path after it is the real one.
 import config from 'mc/config';
 import Serial from 'embedded:io/serial';
-import type { Feed } from '../../../src/core/wire';
+import type { Feed } from '../../../src/core/wire/wire';
 import { prepare, run } from '../../../platforms/moddable/firmware/main';
 
 export default function main(): void {

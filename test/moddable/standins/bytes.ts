@@ -1,5 +1,5 @@
 // Bytes as latin1 text (one character per byte) and back: how the stand-ins carry bytes across JSON.
-import { utf8Length, utf8Write } from '../../../src/core/utf8';
+import { utf8Length, utf8Write } from '../../../src/core/wire/utf8';
 export function latin1(buffer: ArrayBuffer): string {
   const bytes = new Uint8Array(buffer);
   let text = '';

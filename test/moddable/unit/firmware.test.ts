@@ -6,7 +6,7 @@ import type { Settings } from '../../../platforms/moddable/firmware/settings';
 import { firmwareActuators, firmwareSensors, rp2040Celsius } from '../../../platforms/moddable/firmware/sensors';
 import { statusLine } from '../../../platforms/moddable/firmware/status';
 import { createAgent } from '../../../src/core/agent';
-import type { Feed } from '../../../src/core/wire';
+import type { Feed } from '../../../src/core/wire/wire';
 
 const GOOD = {
   url: 'http://192.168.1.20:8080',

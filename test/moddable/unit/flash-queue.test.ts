@@ -4,7 +4,7 @@
 import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InFlight, SampleValue } from '../../../src/core/host';
+import type { InFlight, SampleValue } from '../../../src/core/host/host';
 import { openFlashQueue } from '../../../platforms/moddable/flash-queue';
 import type { FlashQueue, FlashQueueOptions } from '../../../platforms/moddable/flash-queue';
 import type { FileClass } from '../../../platforms/moddable/sdk';

@@ -1,6 +1,6 @@
 // What the queue tests store: the crash test's writer and its checker agree on it without talking.
 // Numbers, booleans and strings that need escaping, of many lengths.
-import type { SampleValue } from '../../../src/core/host';
+import type { SampleValue } from '../../../src/core/host/host';
 
 export function sampleFor(seq: number): { resource: number; value: SampleValue } {
   const resource = 1 + (seq % 7);

@@ -4,7 +4,7 @@
 // starve command polls, nor polls the uplink. A job is given the lane to ask for its turn, and the lane
 // runs it: the one tie both ways among the agent's parts, a scheduler's. A host that paces many agents
 // grants the turns (Host['turn']): the lane waits for one, then runs the job wanted at that moment.
-import type { Host } from './host';
+import type { Host } from '../host/host';
 
 /** A kind of work that needs the network; `wanted` is set by its owner, cleared when the lane runs it. */
 export interface Job {

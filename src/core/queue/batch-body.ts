@@ -1,15 +1,17 @@
-// Operation 4's body, written straight from the queue's typed arrays (queue.ts): the same text as
-// JSON.stringify of `{id_resource, input}` objects, but built from one prepared text per resource and
-// kind, so that the common sample, a number of a resource with a text entry, costs one lookup and one
-// concatenation (XS interprets every bytecode: docs/xs.md). Numbers use String(n), which equals JSON's
-// form for finite numbers.
+// Operation 4's body, written straight from the queue's typed arrays (ring.ts, by the slot layout of
+// tags.ts): the same text as JSON.stringify of `{id_resource, input}` objects, but built from one prepared
+// text per resource and kind, so that the common sample, a number of a resource with a text entry, costs
+// one lookup and one concatenation (XS interprets every bytecode: docs/xs.md). Numbers use String(n),
+// which equals JSON's form for finite numbers. It sits beside the queue because it reads those arrays as
+// they are: a call to the queue per sample would cost XS compute on every sample. The uplink, which sends
+// the batch, asks for the body (delivery/uplink.ts); the head of the queue only holds the lock.
 //
 // With ages on (`uplink.sendAge`, our extension of operation 4: docs/interface.md) each element also
 // carries `"age_ms"`, how long ago its sample was taken by the host's monotonic clock.
-import type { Host } from './host';
-import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from './queue';
+import type { Host } from '../host/host';
+import { ENTRY, FALSE, KIND_SHIFT, NO_ENTRY, NUMBER, STRING_TAG, TRUE } from './tags';
 import type { SampleQueue } from './queue';
-import { LIMITS } from './wire';
+import { LIMITS } from '../wire/wire';
 
 export class BatchBody {
   /**
@@ -23,16 +25,6 @@ export class BatchBody {
   /** `clock`: elements carry their sample's age, by this clock; null: they do not. */
   constructor(private readonly queue: SampleQueue, private readonly clock: Pick<Host, 'now'> | null = null) {
     for (let i = 0; i < STRING_TAG; i++) this.texts.push('');
-  }
-
-  /**
-   * The body of the first `count` samples, locking them if they are not locked yet (a larger lock
-   * stays): what is sent is locked.
-   */
-  take(count: number): string {
-    const q = this.queue;
-    q.lock(Math.max(count, q.inFlight));
-    return this.encode(0, count);
   }
 
   /** The body of samples [from, from + count), which must be in the queue and in order (after `lock`). */

@@ -7,17 +7,17 @@
 // is still running waits for it (a newer command replaces a waiting one: the later one wins, as between
 // polls). A handler that has not settled within the actuator's `timeoutMs` is reported, counted in
 // `commandErrors` and no longer awaited: the next command of that actuator may then run beside it.
-import type { Host, Log, TimerHandle } from './host';
-import type { ActuatorConfig } from './config';
-import { DEFAULT_HANDLER_TIMEOUT_MS } from './config';
-import type { FeedClient } from './client';
-import type { Counters } from './counters';
-import type { Job, Lane } from './lane';
+import type { Host, Log, TimerHandle } from '../host/host';
+import type { ActuatorConfig } from '../config';
+import { DEFAULT_HANDLER_TIMEOUT_MS } from '../config';
+import type { FeedClient } from '../wire/client';
+import type { Counters } from '../host/counters';
+import type { Job, Lane } from '../requests/lane';
 import type { Resources } from './resources';
-import type { Feed } from './wire';
-import { errorText } from './errors';
-import { Alarm } from './alarm';
-import type { RetryLadder } from './retry-ladder';
+import type { Feed } from '../wire/wire';
+import { errorText } from '../wire/errors';
+import { Alarm } from '../host/alarm';
+import type { RetryLadder } from '../requests/retry-ladder';
 
 export interface CommandsParts {
   host: Host;

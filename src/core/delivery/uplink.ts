@@ -1,30 +1,34 @@
 // Sends the queue through operation 4. What is known about the batch at the head of the queue is the
 // head's (head.ts), and every change to it is one row of RULES (rules.ts); this is the mechanism around
-// them: it names what came back (outcomes.ts), hands it to the head, and carries out the step of the
-// row (counts, reports, set-asides), with one timer, its turn in the lane, and flush()'s waiters. It
-// also makes the lookups of a resource the service says is gone (vanished.ts), whose samples it holds.
+// them: it encodes the batch the head locked (queue/batch-body.ts), names what came back (outcomes.ts),
+// hands it to the head, and carries out the step of the row (what leaves and its counts: departures.ts;
+// reports), with one timer, its turn in the lane, and flush()'s waiters (flush-waiters.ts). It also makes the lookups of a resource the service says is gone (vanished.ts), whose samples it holds.
 // A batch leaves the queue only when the service acknowledged it, when a read-back showed it stored,
 // or when one bad element is isolated and set aside; everything else stays and is tried again.
 // Delivery is at-least-once: only a request whose outcome is unknown can lead to a duplicate; such a
 // batch is read back before it is sent again (reconcile.ts), and what that cannot decide is counted as
 // unresolved.
-import type { Host, Log } from './host';
-import { Alarm } from './alarm';
-import type { UplinkConfig } from './config';
-import type { BatchAnswer, FeedClient } from './client';
-import type { Counters } from './counters';
+import type { Host, Log } from '../host/host';
+import { Alarm } from '../host/alarm';
+import type { UplinkConfig } from '../config';
+import type { BatchAnswer } from '../wire/answers';
+import type { FeedClient } from '../wire/client';
+import type { Counters } from '../host/counters';
 import type { Head } from './head';
-import type { Job, Lane } from './lane';
-import type { Presence } from './presence';
-import type { SampleQueue } from './queue';
+import type { Job, Lane } from '../requests/lane';
+import type { Presence } from '../resources/presence';
+import type { SampleQueue } from '../queue/queue';
+import { BatchBody } from '../queue/batch-body';
 import type { Reconciler } from './reconcile';
 import type { Outcome } from './rules';
 import type { Effects } from './step';
-import { FailureReport } from './retry-ladder';
+import { FailureReport } from '../requests/retry-ladder';
 import type { SetAsides } from './set-aside';
-import type { StorageJournal } from './storage-journal';
+import { Departures } from './departures';
+import { FlushWaiters } from './flush-waiters';
+import type { StoredQueue } from '../queue/stored-queue';
 import type { Vanished } from './vanished';
-import { FeedError, errorText } from './errors';
+import { FeedError, errorText } from '../wire/errors';
 import { classifyBatch, classifyReadBack } from './outcomes';
 
 /** What the uplink works with. */
@@ -33,8 +37,10 @@ export interface UplinkParts {
   client: FeedClient;
   queue: SampleQueue;
   head: Head;
+  /** Batches carry their samples' ages, by this clock (`uplink.sendAge`); null: they do not. */
+  clock: Pick<Host, 'now'> | null;
   /** Durable storage's part: the backlog beyond the queue, departures, the batch about to go. */
-  journal: Pick<StorageJournal, 'backlog' | 'checkpoint' | 'sending'>;
+  stored: Pick<StoredQueue, 'backlog' | 'checkpoint' | 'sending'>;
   reconciler: Reconciler;
   vanished: Vanished;
   setAsides: SetAsides;
@@ -54,11 +60,13 @@ export class Uplink implements Job {
   private readonly queue: SampleQueue;
   // Read-only here: the head changes only by its own moves (answer, send, hurry, ...), each a row of RULES.
   private readonly head: Readonly<Head>;
-  private readonly journal: Pick<StorageJournal, 'backlog' | 'checkpoint' | 'sending'>;
+  /** Encodes the batch the head locked, straight from the queue's arrays. */
+  private readonly body: BatchBody;
+  private readonly stored: Pick<StoredQueue, 'backlog' | 'checkpoint' | 'sending'>;
   private readonly reconciler: Reconciler;
   private readonly vanished: Vanished;
-  private readonly setAsides: SetAsides;
-  private readonly presence: Pick<Presence, 'seen'>;
+  /** What leaves the head, counted; which samples a lookup holds. */
+  private readonly departures: Departures;
   private readonly settings: UplinkConfig;
   private readonly counters: Counters;
   private readonly random: () => number;
@@ -69,10 +77,7 @@ export class Uplink implements Job {
   /** The lane started a run that has not ended: from then until its answer is handled, nothing else is planned. */
   private busy = false;
   private lastSendAt: number;
-  /** flush() calls: each resolves once the queue's position passed `target`, or false at a failure. */
-  private waiters: { target: number; resolve: (done: boolean) => void }[] = [];
-  private drained: (() => void) | null = null;
-  private idled: (() => void) | null = null;
+  private readonly waiters = new FlushWaiters();
   private readonly freshStack = Promise.resolve();
   private readonly resourceAt = (i: number): number => this.queue.resourceAt(i);
   // The timers only wake the uplink; what is due is decided again. A host's timer may fire a little early
@@ -87,11 +92,11 @@ export class Uplink implements Job {
     this.client = parts.client;
     this.queue = parts.queue;
     this.head = parts.head;
-    this.journal = parts.journal;
+    this.body = new BatchBody(parts.queue, parts.clock);
+    this.stored = parts.stored;
     this.reconciler = parts.reconciler;
     this.vanished = parts.vanished;
-    this.setAsides = parts.setAsides;
-    this.presence = parts.presence;
+    this.departures = new Departures(parts);
     this.settings = parts.settings;
     this.counters = parts.counters;
     this.random = parts.random;
@@ -141,10 +146,7 @@ export class Uplink implements Job {
 
   /** Resolves when no request is in flight. */
   whenIdle(): Promise<void> {
-    if (!this.busy) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.idled = resolve;
-    });
+    return this.busy ? this.waiters.idle.wait() : Promise.resolve();
   }
 
   /** Called after a sample was queued, when `watch` asked for it. */
@@ -157,12 +159,11 @@ export class Uplink implements Job {
     if (this.empty() && !this.busy) return Promise.resolve(true);
     const now = this.host.now();
     if (this.head.firm && now < this.head.at) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      // The backlog reads into the queue in order: its newest sample will be at this position.
-      this.waiters.push({ target: this.queue.end + this.journal.backlog, resolve });
-      this.head.hurry(now);
-      if (!this.busy) this.fire();
-    });
+    // The backlog reads into the queue in order: its newest sample will be at this position.
+    const done = this.waiters.flush(this.queue.end + this.stored.backlog);
+    this.head.hurry(now);
+    if (!this.busy) this.fire();
+    return done;
   }
 
   /**
@@ -172,10 +173,9 @@ export class Uplink implements Job {
    */
   drain(): Promise<void> {
     this.head.drain(this.host.now());
-    return new Promise((resolve) => {
-      this.drained = resolve;
-      if (!this.busy) this.schedule();
-    });
+    const done = this.waiters.drained.wait();
+    if (!this.busy) this.schedule();
+    return done;
   }
 
   /** One turn in the lane: a lookup that is due, else what the head needs next, if it is due. */
@@ -194,19 +194,18 @@ export class Uplink implements Job {
       else await this.sendNext();
     }
     this.busy = false;
-    const idled = this.idled;
-    this.idled = null;
-    if (idled !== null) idled();
+    this.waiters.idle.wake();
     this.schedule();
   }
 
   /** Sets aside what needs no request, then sends the next batch, if any. */
   private async sendNext(): Promise<void> {
-    this.setAsideUnsent();
-    const n = this.nextCount();
+    this.departures.setAsideUnsent(this.host.now());
+    const n = this.departures.nextCount();
     if (n === 0 || !this.alarm.running) return;
-    const body = this.head.send(n, this.host.now());
-    this.journal.sending(n);
+    this.head.send(n, this.host.now());
+    const body = this.body.encode(0, n);
+    this.stored.sending(n);
     let answer: BatchAnswer | null = null;
     let error: unknown = null;
     try {
@@ -223,7 +222,7 @@ export class Uplink implements Job {
     const i = e === null ? -1 : e.elementIndex;
     const mayBeGone = e !== null && e.status === 404 && i >= 0 && i < n && this.vanished.mayBeGone(this.queue.resourceAt(i));
     // In the `{success, failed}` form the failed ones are set aside, read before the batch leaves the queue.
-    if (answer !== null) for (const r of answer.rejected) this.setAsideAt(r.index, r.reason, false);
+    if (answer !== null) for (const r of answer.rejected) this.departures.setAsideAt(r.index, r.reason, false);
     this.carryOut(this.decide(classifyBatch(n, answer !== null, e, readable, mayBeGone), e), answer, e);
   }
 
@@ -258,8 +257,9 @@ export class Uplink implements Job {
     this.counters.ambiguous += fx.ambiguous;
     this.counters.unresolved += fx.unresolved;
     if (fx.retried) this.counters.retries++;
-    if (fx.stored === 'answered') this.delivered(fx.leave, answer as BatchAnswer);
-    else if (fx.stored === 'found') this.reconciled(fx.leave);
+    if (fx.stored === 'answered') this.departures.delivered(fx.leave, answer as BatchAnswer);
+    else if (fx.stored === 'found') this.departures.reconciled(fx.leave);
+    if (fx.stored !== 'no' && fx.leave > 0) this.settleWaiters(true);
     // Looked up before anything is set aside; the samples before its first one go on meanwhile.
     if (fx.suspect) this.vanished.suspect(this.queue.resourceAt((e as FeedError).elementIndex), (e as FeedError).message);
     if (fx.stored !== 'no') this.report.recovered(now);
@@ -274,84 +274,17 @@ export class Uplink implements Job {
     if (fx.failing && (fx.paused || !this.head.draining)) this.settleWaiters(false);
   }
 
-  /** The service stored the batch (its refused elements were set aside already). */
-  private delivered(n: number, answer: BatchAnswer): void {
-    this.counters.sent += n - answer.rejected.length;
-    this.counters.batches++;
-    this.reconciler.created(answer.feeds, answer.partial);
-    this.presence.seen();
-    this.left(n);
-  }
-
-  /** The read-back showed the batch stored. */
-  private reconciled(n: number): void {
-    this.counters.reconciled += n;
-    this.counters.sent += n;
-    this.left(n);
-  }
-
-  /** How many samples the next request carries: the head's count, short of a suspect or gone resource's sample. */
-  private nextCount(): number {
-    const n = this.head.nextCount();
-    if (this.vanished.count === 0 || this.head.state === 'isolating') return n;
-    for (let i = 0; i < n; i++) if (this.vanished.isHeld(this.queue.resourceAt(i))) return i;
-    return n;
-  }
-
-  /** The sample at the head waits while its resource is looked up after a 404: nothing is due until then. */
-  private held(): boolean {
-    return this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.isHeld(this.queue.resourceAt(0)) &&
-      !this.vanished.isGone(this.queue.resourceAt(0));
-  }
-
-  /** Sets aside, without a request, the refused sample isolation pinned down and the samples of gone resources at the head. */
-  private setAsideUnsent(): void {
-    for (;;) {
-      if (this.head.pinned) {
-        this.setAsideAt(0, this.head.reason, false);
-      } else if (this.vanished.count > 0 && this.head.count === 0 && this.queue.length > 0 && this.vanished.isGone(this.queue.resourceAt(0))) {
-        this.setAsideAt(0, 'resource ' + this.queue.resourceAt(0) + ' is gone', true);
-      } else {
-        return;
-      }
-      this.head.dropFirst(this.host.now());
-      this.left(1);
-    }
-  }
-
-  private setAsideAt(i: number, reason: string, quiet: boolean): void {
-    this.setAsides.add(this.queue.resourceAt(i), this.queue.valueAt(i), reason, quiet);
-  }
-
-  private left(n: number): void {
-    if (n === 0) return;
-    this.journal.checkpoint();
-    this.settleWaiters(true);
-  }
-
   /** Nothing waits: not in the queue, not in the backlog. */
   private empty(): boolean {
-    return this.queue.length === 0 && this.journal.backlog === 0;
+    return this.queue.length === 0 && this.stored.backlog === 0;
   }
 
   private settleWaiters(ok: boolean): void {
-    if (this.waiters.length === 0) return;
-    const departed = this.queue.end - this.queue.length;
-    // A backlog that gave samples up at its bound never reaches the position it promised: empty is done.
-    const empty = this.empty();
-    const keep: typeof this.waiters = [];
-    for (const w of this.waiters) {
-      if (!ok) w.resolve(false);
-      else if ((departed >= w.target || empty) && !this.busy) w.resolve(true);
-      else keep.push(w);
-    }
-    this.waiters = keep;
+    this.waiters.settle(ok, this.busy, this.queue.end - this.queue.length, this.empty());
   }
 
   private finishDrain(): void {
-    const resolve = this.drained;
-    this.drained = null;
-    if (resolve !== null) resolve();
+    this.waiters.drained.wake();
   }
 
   /** Arms the timers for the next lookup and the next attempt, or asks the lane now. */
@@ -373,17 +306,17 @@ export class Uplink implements Job {
     if (this.queue.length === 0) {
       this.alarm.cancel();
       // A backlog that could not be read in (a storage error) waits for the next sample to try again.
-      if (this.journal.backlog > 0) return;
+      if (this.stored.backlog > 0) return;
       this.settleWaiters(true);
       this.finishDrain();
       return;
     }
-    if (this.held()) {
+    if (this.departures.held()) {
       this.alarm.cancel();
       return;
     }
     const s = this.settings;
-    const urgent = this.head.eager || this.queue.length >= this.head.limit || this.waiters.length > 0;
+    const urgent = this.head.eager || this.queue.length >= this.head.limit || this.waiters.count > 0;
     let at = urgent ? now : Math.min(this.lastSendAt + s.flushMs, this.queue.oldestAt() + s.maxLatencyMs);
     at = Math.max(at, this.head.at);
     if (at <= now) {

@@ -5,14 +5,12 @@
 // unlocked samples, cannot move what an index points at. Every change of it is one step, for an answer or
 // for one of the agent's own moves; the samples the step lets go leave the queue here, and the uplink
 // carries out the rest of its effects.
-import type { Host } from './host';
-import type { SampleQueue } from './queue';
+import type { SampleQueue } from '../queue/queue';
 import type { EngineEvent, Outcome, State } from './rules';
-import type { UplinkConfig } from './config';
-import { settleMs } from './config';
+import type { UplinkConfig } from '../config';
+import { settleMs } from '../config';
 import type { Delivery, Effects, StepSettings } from './step';
 import { firstDelivery, step } from './step';
-import { BatchBody } from './batch-body';
 
 /** What an answer brings beyond its outcome (outcomes.ts), as far as the rules need it. */
 export interface Answer {
@@ -29,21 +27,17 @@ const NO_ANSWER: Answer = Object.freeze({ element: -1, retryAfterMs: -1, reason:
 export interface HeadParts {
   queue: SampleQueue;
   settings: UplinkConfig;
-  /** Batches carry their samples' ages, by this clock (`uplink.sendAge`); null: they do not. */
-  clock: Pick<Host, 'now'> | null;
 }
 
 export class Head {
   /** What is known now; replaced whole by every step. */
   private d: Delivery;
   private readonly queue: SampleQueue;
-  private readonly body: BatchBody;
   private readonly settings: StepSettings;
 
   constructor(parts: HeadParts) {
     const s = parts.settings;
     this.queue = parts.queue;
-    this.body = new BatchBody(parts.queue, parts.clock);
     this.d = firstDelivery(s.batch);
     this.settings = Object.freeze({ ladder: Object.freeze({ baseMs: s.backoffBaseMs, capMs: s.backoffCapMs }), settleMs: settleMs(s), authRetryMs: s.authRetryMs, startJitterMs: s.startJitterMs });
   }
@@ -122,10 +116,13 @@ export class Head {
     this.apply('resume', n, NO_ANSWER, now, 0);
   }
 
-  /** The first `n` samples go out (the whole batch, or a prefix or half of an isolation): their body, locked. */
-  send(n: number, now: number): string {
+  /**
+   * The first `n` samples go out (the whole batch, or a prefix or half of an isolation): they are locked,
+   * a larger lock staying; the uplink encodes their body (queue/batch-body.ts).
+   */
+  send(n: number, now: number): void {
     this.apply('send', n, NO_ANSWER, now, 0);
-    return this.body.take(n);
+    this.queue.lock(Math.max(n, this.queue.inFlight));
   }
 
   /** The first sample leaves without being stored: the pinned refused one, or a gone resource's (idle or paused). */

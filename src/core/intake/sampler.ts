@@ -1,9 +1,9 @@
 // Reads the sensors on schedule. Each sensor's k-th reading is due at start + k·every on the monotonic
 // clock, so periods do not drift however long a read or a timer takes; a tick missed by more than a
 // period is skipped, not made up in a burst. One host timer serves every sensor.
-import type { Host, SampleValue } from './host';
-import { Alarm } from './alarm';
-import type { SensorConfig } from './config';
+import type { Host, SampleValue } from '../host/host';
+import { Alarm } from '../host/alarm';
+import type { SensorConfig } from '../config';
 
 /** Receives a reading (or the reason there is none) for sensor `index`. */
 export interface SampleSink {

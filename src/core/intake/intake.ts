@@ -2,18 +2,18 @@
 // queued (in memory, or in the backlog in storage), with every refusal said and counted. The agent hands
 // `record()` here past its fast lane; the sampler and report by exception hand their samples here too, so
 // none of them reaches back into the agent.
-import type { Host, Log, SampleValue } from './host';
-import type { Counters } from './counters';
+import type { Host, Log, SampleValue } from '../host/host';
+import type { Counters } from '../host/counters';
 import { Reporting } from './report';
-import type { Known } from './resources';
+import type { Known } from '../resources/resources';
 import type { SampleSink } from './sampler';
-import type { ReportConfig, SensorConfig } from './config';
-import type { SetAsides } from './set-aside';
-import type { StorageJournal } from './storage-journal';
-import type { Uplink } from './uplink';
-import { DROPPED_NEW, TOO_LARGE } from './queue';
-import { checkInput } from './validate';
-import { errorText } from './errors';
+import type { ReportConfig, SensorConfig } from '../config';
+import type { SetAsides } from '../delivery/set-aside';
+import type { StoredQueue } from '../queue/stored-queue';
+import type { Uplink } from '../delivery/uplink';
+import { DROPPED_NEW, TOO_LARGE } from '../queue/queue';
+import { checkInput } from '../wire/validate';
+import { errorText } from '../wire/errors';
 
 /** What `record()` did with a reading: queued (in memory or in the storage's backlog), full, or refused. */
 export type RecordResult = 'queued' | 'full' | 'refused';
@@ -25,7 +25,7 @@ export interface IntakeParts {
   /** `resources.byId`: an object, as XS reads a property in fewer bytecodes than it calls Map.get. */
   known: Record<number, Known>;
   sensors: readonly SensorConfig[];
-  journal: Pick<StorageJournal, 'take'>;
+  stored: Pick<StoredQueue, 'take'>;
   uplink: Pick<Uplink, 'queued'>;
   setAsides: SetAsides;
   counters: Counters;
@@ -46,7 +46,7 @@ export class Intake implements SampleSink {
   private readonly host: Pick<Host, 'now'>;
   private readonly known: Record<number, Known>;
   private readonly sensors: readonly SensorConfig[];
-  private readonly journal: Pick<StorageJournal, 'take'>;
+  private readonly stored: Pick<StoredQueue, 'take'>;
   private readonly uplink: Pick<Uplink, 'queued'>;
   private readonly setAsides: SetAsides;
   private readonly counters: Counters;
@@ -56,7 +56,7 @@ export class Intake implements SampleSink {
     this.host = parts.host;
     this.known = parts.known;
     this.sensors = parts.sensors;
-    this.journal = parts.journal;
+    this.stored = parts.stored;
     this.uplink = parts.uplink;
     this.setAsides = parts.setAsides;
     this.counters = parts.counters;
@@ -94,7 +94,7 @@ export class Intake implements SampleSink {
 
   /** Queues a checked sample of time `at` (in memory or in the backlog): report by exception's way in too. */
   enqueue(resource: number, value: SampleValue, at: number): RecordResult {
-    const result = this.journal.take(resource, value, at);
+    const result = this.stored.take(resource, value, at);
     this.lastFull = result === DROPPED_NEW;
     if (result === DROPPED_NEW) return 'full';
     if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');

@@ -1,6 +1,6 @@
 // What came back from a request of the uplink, named: the outcomes RULES (rules.ts) knows. A batch's
 // answer and a read-back's each have their own classification; neither looks at the head's state.
-import type { FeedError } from './errors';
+import type { FeedError } from '../wire/errors';
 import type { Outcome } from './rules';
 
 /** Reconciler verdicts (reconcile.ts). */

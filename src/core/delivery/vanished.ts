@@ -10,12 +10,12 @@
 //
 // The uplink drives it: a 404 names a suspect (`suspect`), the uplink's turn in the lane makes the
 // lookups that are due (`lookUp`), and its plan looks at `dueAt` and at what is held.
-import type { Host, Log } from './host';
-import type { FeedClient } from './client';
-import type { Resources } from './resources';
-import type { Ladder } from './backoff';
-import { FailureReport, RetryLadder } from './retry-ladder';
-import { FeedError, errorText } from './errors';
+import type { Host, Log } from '../host/host';
+import type { FeedClient } from '../wire/client';
+import type { Resources } from '../resources/resources';
+import type { Ladder } from '../requests/backoff';
+import { FailureReport, RetryLadder } from '../requests/retry-ladder';
+import { FeedError, errorText } from '../wire/errors';
 
 /** A 404 for a resource a lookup found within this long blames the element. */
 const FOUND_LATELY_MS = 60_000;

@@ -6,9 +6,9 @@
 // touches the queue, a clock or the network, so a test can walk every pair and every cycle of the table.
 import type { EngineEvent, Move, Outcome, Rule, State, Wait } from './rules';
 import { ruleFor } from './rules';
-import { backoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
-import type { Ladder } from './backoff';
-import type { LogLevel } from './host';
+import { backoffDelay, MAX_RETRY_AFTER_MS } from '../requests/backoff';
+import type { Ladder } from '../requests/backoff';
+import type { LogLevel } from '../host/host';
 
 /** What is known about the batch at the head of the queue (docs/architecture.md, "The head of the queue"). */
 export interface Delivery {

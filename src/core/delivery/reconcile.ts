@@ -15,13 +15,13 @@
 // resources, so its actuators' resources (the platform writes commands there) are never decided. Memory is
 // fixed: one id and one baseline per resource, in typed arrays sized at start. Which batch is read back,
 // and when, is the head's (head.ts); this module keeps the baselines and judges.
-import type { FeedClient } from './client';
-import type { InFlight } from './host';
-import type { SampleQueue } from './queue';
+import type { FeedClient } from '../wire/client';
+import type { InFlight } from '../host/host';
+import type { SampleQueue } from '../queue/queue';
 import type { State } from './rules';
 import { NOT_STORED, STORED, UNDECIDED } from './outcomes';
-import { rawData } from './validate';
-import type { CreatedFeed, Feed, Resource } from './wire';
+import { rawData } from '../wire/validate';
+import type { CreatedFeed, Feed, Resource } from '../wire/wire';
 
 export interface ReconcilerParts {
   /** The resources only this agent writes; none: reconciliation is off, every batch whose outcome is unknown is sent again unread. */

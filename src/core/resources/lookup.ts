@@ -1,22 +1,23 @@
 // The lookup of the agent's resources (operation 2): once at start, and, when the service could not be
 // reached then, again in its turn in the lane on its retry ladder until it is answered. What it learns
 // (restrictions, lifetimes, the last feeds) goes to the parts that need it.
-import type { Host, Log } from './host';
-import type { FeedClient } from './client';
-import type { Counters } from './counters';
-import type { Job, Lane } from './lane';
+import type { Host, Log } from '../host/host';
+import type { FeedClient } from '../wire/client';
+import type { Counters } from '../host/counters';
+import type { Job, Lane } from '../requests/lane';
 import type { Presence } from './presence';
-import type { Reconciler } from './reconcile';
-import type { RetryLadder } from './retry-ladder';
+import type { Resource } from '../wire/wire';
+import type { RetryLadder } from '../requests/retry-ladder';
 import type { Resources } from './resources';
 import { MissingResourceError } from './resources';
-import { errorText } from './errors';
+import { errorText } from '../wire/errors';
 
 export interface LookupParts {
   host: Pick<Host, 'now' | 'setTimer' | 'clearTimer'>;
   client: FeedClient;
   resources: Resources;
-  reconciler: Pick<Reconciler, 'looked'>;
+  /** The reconciler (delivery/reconcile.ts), which sits above this folder: it learns each resource's last feed. */
+  reconciler: { looked(records: readonly Resource[]): void };
   presence: Pick<Presence, 'seen' | 'changeInterval'>;
   /** Presence reads follow the resources' lifetime unless the config set their interval. */
   presenceSet: boolean;
@@ -34,7 +35,7 @@ export class Lookup implements Job {
   private readonly host: Pick<Host, 'now' | 'setTimer' | 'clearTimer'>;
   private readonly client: FeedClient;
   private readonly resources: Resources;
-  private readonly reconciler: Pick<Reconciler, 'looked'>;
+  private readonly reconciler: LookupParts['reconciler'];
   private readonly presence: Pick<Presence, 'seen' | 'changeInterval'>;
   private readonly presenceSet: boolean;
   private readonly counters: Counters;

@@ -1,12 +1,12 @@
 // What the agent knows of its resources: learnt at start through operation 2 (subtype restrictions,
 // lifetimes), checked against the configuration, and used to validate samples and parse commands.
-import type { SampleValue } from './host';
-import type { FeedClient } from './client';
-import type { SampleQueue } from './queue';
-import { FeedError } from './errors';
-import type { Restriction } from './validate';
-import { compileRestriction, isBinarySubtype, numericValue } from './validate';
-import type { Resource } from './wire';
+import type { SampleValue } from '../host/host';
+import type { FeedClient } from '../wire/client';
+import type { SampleQueue } from '../queue/queue';
+import { FeedError } from '../wire/errors';
+import type { Restriction } from '../wire/validate';
+import { compileRestriction, isBinarySubtype, numericValue } from '../wire/validate';
+import type { Resource } from '../wire/wire';
 
 /** A configured id that the service does not know for this device. */
 export class MissingResourceError extends Error {

@@ -1,13 +1,13 @@
 // Presence: the service counts a resource alive for `lifetime` minutes after a non-silent authenticated
 // request names it. Flushes do that as a side effect; when nothing non-silent has reached the service
 // for `presenceMs`, this makes one authenticated read of every resource (operation 2).
-import type { Host } from './host';
-import { Alarm } from './alarm';
-import type { FeedClient } from './client';
-import type { Counters } from './counters';
-import type { Job, Lane } from './lane';
-import { errorText } from './errors';
-import type { RetryLadder } from './retry-ladder';
+import type { Host } from '../host/host';
+import { Alarm } from '../host/alarm';
+import type { FeedClient } from '../wire/client';
+import type { Counters } from '../host/counters';
+import type { Job, Lane } from '../requests/lane';
+import { errorText } from '../wire/errors';
+import type { RetryLadder } from '../requests/retry-ladder';
 
 export interface PresenceParts {
   host: Host;

@@ -1,7 +1,7 @@
 // One retry ladder: the tries of one endpoint since its last success, and the wait before the next, drawn
 // from the one backoff (backoff.ts). The command poll, presence, the lookups and the gateway's connections
 // each keep one; the uplink's count lives in its delivery state (step.ts) and shares the report below.
-import type { Log } from './host';
+import type { Log } from '../host/host';
 import type { Ladder } from './backoff';
 import { backoffDelay } from './backoff';
 

@@ -1,25 +1,25 @@
-// Keeps durable storage in step with the queue: what it holds of the accepted samples, what it was told
-// is finished, when a storage that writes only when needed writes a burst, and, with a storage that holds
-// a backlog, which samples live in storage only. The agent hands every accepted sample to `take`, the
-// uplink's departures reach storage through `checkpoint` (which also reads the backlog's oldest samples
-// into the room they left), each operation-4 request's batch through `sending`, and `restore` puts back
-// what an earlier run left, with the batch that was out when it ended.
+// The queue as durable storage holds it. It keeps durable storage in step with the queue: what it holds of
+// the accepted samples, what it was told is finished, when a storage that writes only when needed writes a
+// burst, and, with a storage that holds a backlog, which samples live in storage only. The agent hands every
+// accepted sample to `take`, the uplink's departures reach storage through `checkpoint` (which also reads the
+// backlog's oldest samples into the room they left), each operation-4 request's batch through `sending`, and
+// `restore` puts back what an earlier run left, with the batch that was out when it ended.
 //
-// With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest
-// samples, and once it is full, or while older samples wait in storage only, an accepted sample goes to
-// storage alone. Nothing is dropped then until storage reaches its bound.
-import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from './host';
-import type { Counters } from './counters';
-import { errorText } from './errors';
-import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE } from './queue';
-import type { OverflowPolicy, SampleQueue } from './queue';
-import type { Reconciler } from './reconcile';
+// With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest samples,
+// and once it is full, or while older samples wait in storage only, an accepted sample goes to storage alone.
+// Nothing is dropped then until storage reaches its bound.
+import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from '../host/host';
+import type { Counters } from '../host/counters';
+import { errorText } from '../wire/errors';
+import { Wakers } from '../host/wakers';
+import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE, type OverflowPolicy, type SampleQueue } from './queue';
+import { KeptBatch, type BaselineSource } from './kept-batch';
 
 /** `take`'s result beside the queue's: the sample went to the backlog in storage. */
 export const SPILLED = 4;
 
-export interface StorageJournalParts {
-  /** The host's durable storage; undefined: none, the journal keeps only its counts. */
+export interface StoredQueueParts {
+  /** The host's durable storage; undefined: none, it keeps only its counts. */
   storage: QueueStorage | undefined;
   queue: SampleQueue;
   overflow: OverflowPolicy;
@@ -28,10 +28,10 @@ export interface StorageJournalParts {
   /** The head of the queue: a request failed and none was acknowledged since, so storage that writes when needed writes. */
   head: { readonly retrying: boolean };
   /** Gives the baselines a batch's read-back would need, kept with the batch about to go. */
-  reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+  reconciler: BaselineSource;
 }
 
-export class StorageJournal {
+export class StoredQueue {
   /** The sequence number the next accepted sample takes; they matter to durable storage only. */
   nextSeq = 0;
   /** `queue.end` once durable storage was restored: later positions are samples of this run, or read in from the backlog. */
@@ -50,8 +50,6 @@ export class StorageJournal {
   private readonly spillEvery: number;
   /** No burst before this queue position: each attempt, written or failed, moves it `spillEvery` on. */
   private nextSpillAt = 0;
-  /** What `sending` hands to storage, allocated at the first batch (only for a storage that keeps it). */
-  private batch: InFlight | null = null;
   /** The storage holds a backlog (it has `read`). */
   private readonly holdsBacklog: boolean;
   private readonly dropOldest: boolean;
@@ -63,8 +61,8 @@ export class StorageJournal {
   /** Samples read into the window by the current `read`, and the visitor that reads them (made once). */
   private readIn = 0;
   private readonly intoWindow: StoredVisit;
-  /** `whenRoom()` callers, waiting for a departure to free room. */
-  private waiters: (() => void)[] | null = null;
+  /** Woken at every departure, and at stop: a sample refused as full may be offered again (`Agent.whenRoom`). */
+  readonly room = new Wakers();
   /** A backlog that refused a sample at its bound says so once until it takes one again. */
   private full = false;
 
@@ -73,16 +71,17 @@ export class StorageJournal {
   private readonly counters: Counters;
   private readonly log: Log;
   private readonly head: { readonly retrying: boolean };
-  private readonly reconciler: Pick<Reconciler, 'size' | 'baselines'>;
+  /** The batch out in a request, as storage keeps it; null without storage. */
+  private readonly kept: KeptBatch | null;
 
-  constructor(parts: StorageJournalParts) {
+  constructor(parts: StoredQueueParts) {
     const storage = parts.storage;
     this.storage = storage;
     this.queue = parts.queue;
     this.counters = parts.counters;
     this.log = parts.log;
     this.head = parts.head;
-    this.reconciler = parts.reconciler;
+    this.kept = storage === undefined ? null : new KeptBatch(storage, parts.reconciler, (e) => this.failed(e));
     this.spillEvery = storage?.spillEvery ?? 0;
     this.holdsBacklog = storage?.read !== undefined;
     this.dropOldest = parts.overflow === 'drop-oldest';
@@ -127,19 +126,6 @@ export class StorageJournal {
     return result;
   }
 
-  /** Resolves once a sample refused as full may be taken: after the next departure, or at stop. */
-  whenRoom(): Promise<void> {
-    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
-  }
-
-  /** Wakes every `whenRoom()` caller (they offer again, and wait again if there is still no room). */
-  wake(): void {
-    const waiters = this.waiters;
-    if (waiters === null) return;
-    this.waiters = null;
-    for (const w of waiters) w();
-  }
-
   /**
    * Writes every queued sample that durable storage does not hold yet, in one burst, and returns how many
    * (Agent.persist).
@@ -169,7 +155,7 @@ export class StorageJournal {
 
   /**
    * Samples left the head of the queue: tells durable storage that every sample it holds before the
-   * head is finished, reads the backlog's oldest samples into the room they left, and wakes `whenRoom()`.
+   * head is finished, reads the backlog's oldest samples into the room they left, and wakes `room`.
    */
   checkpoint(): void {
     if (this.storage !== undefined) {
@@ -185,24 +171,12 @@ export class StorageJournal {
       }
       if (this.behind > 0) this.refill();
     }
-    this.wake();
+    this.room.wake();
   }
 
-  /**
-   * An operation-4 request carrying the first `n` queued samples is about to go out: storage that can
-   * keep it records the batch and the baselines its read-back would need (one write per batch).
-   */
+  /** An operation-4 request carrying the first `n` queued samples is about to go out (kept-batch.ts). */
   sending(n: number): void {
-    const reconciler = this.reconciler;
-    const storage = this.storage;
-    if (storage?.sending === undefined) return;
-    const q = this.queue;
-    const batch = this.batch ?? (this.batch = { firstSeq: 0, lastSeq: 0, count: 0, size: 0, resources: new Uint32Array(reconciler.size), lastIds: new Float64Array(reconciler.size) });
-    batch.firstSeq = q.seqAt(0);
-    batch.lastSeq = q.seqAt(n - 1);
-    batch.count = n;
-    reconciler.baselines(n, q, batch);
-    this.store((s) => s.sending!(batch));
+    this.kept?.sending(n, this.queue);
   }
 
   /**
@@ -241,20 +215,8 @@ export class StorageJournal {
         (this.behind > 0 ? ' (' + this.behind + ' of them wait in storage until the queue has room)' : ''));
     }
     this.checkpoint();
-    return restored > 0 ? this.outFromBefore() : null;
-  }
-
-  /** The batch storage kept as out in a request, if the restored queue begins with exactly its samples. */
-  private outFromBefore(): InFlight | null {
-    let batch: InFlight | null = null;
-    this.store((s) => {
-      batch = s.inFlight?.() ?? null;
-    });
-    const b = batch as InFlight | null;
-    const q = this.queue;
-    // Sequence numbers only increase, so equal ends and count mean the same samples; an acknowledged batch came back not at all.
-    if (b === null || b.count < 1 || b.count > q.length || q.seqAt(0) !== b.firstSeq || q.seqAt(b.count - 1) !== b.lastSeq) return null;
-    this.log('info', 'a batch of ' + b.count + ' samples was out in a request when the last run ended: it is read back before it is sent again');
+    const b = restored > 0 && this.kept !== null ? this.kept.restored(this.queue) : null;
+    if (b !== null) this.log('info', 'a batch of ' + b.count + ' samples was out in a request when the last run ended: it is read back before it is sent again');
     return b;
   }
 

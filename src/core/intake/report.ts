@@ -9,10 +9,10 @@
 // every sample counts as changed, and only the minimum interval thins them); a boolean or a string when
 // it differs at all. State is one slot per field in typed arrays made at start, so a number or boolean
 // costs no allocation, as in the queue. One host timer serves every resource.
-import type { Host, SampleValue } from './host';
-import { Alarm } from './alarm';
-import type { ReportConfig } from './config';
-import type { Known } from './resources';
+import type { Host, SampleValue } from '../host/host';
+import { Alarm } from '../host/alarm';
+import type { ReportConfig } from '../config';
+import type { Known } from '../resources/resources';
 
 /** Queues one report: the agent's path into the queue, with the report's time. */
 /** Where a report goes: queued, as a checked sample of its time. */

@@ -2,10 +2,10 @@
 // `{success, failed}` form), or one of a resource the service says is gone, at intake or at the head of
 // the queue. Each is counted (`setAside`, and per resource in `stats().setAsideBy`) and handed to the
 // application's `onSetAside` with the reason, which never carries the token.
-import type { Log, SampleValue } from './host';
-import type { SetAside } from './config';
-import type { Counters } from './counters';
-import { errorText } from './errors';
+import type { Log, SampleValue } from '../host/host';
+import type { SetAside } from '../config';
+import type { Counters } from '../host/counters';
+import { errorText } from '../wire/errors';
 
 export interface SetAsidesParts {
   counters: Counters;
