@@ -22,7 +22,10 @@
 //   throws "write failed" from the first write, a garbled status line throws "unexpected status format",
 //   and an exception escaping a host callback aborts the app (fxAbort). The socket's callback is wrapped
 //   so that such a throw fails the exchange instead.
-// - http.js has no timeout: a Timer closes the request.
+// - http.js has no timeout: one Timer of `timeoutMs`, armed as the request is made, covers every phase
+//   (the name, the connect, a TLS handshake, the write, the answer) and closes the request, socket and
+//   all: an exchange settles by its deadline whatever the socket does (a blackhole, a stalled handshake
+//   or answer); a timeout is maybeDelivered once the socket took the whole request or a status came.
 // - Each exchange starts from a promise job, and its answer is decoded in another, each on a fresh
 //   stack: http.js's constructor and its socket callback go deep, and adding the agent's calls below the
 //   one and the decoding above the other overflowed the 384-slot stack of an ESP32 build (measured on a

@@ -9,12 +9,15 @@
 //   no answer comes) once the socket took its last byte, or once an answer began: a connect that fails
 //   took nothing; a POST written on a kept-open connection that the server had just closed took all of
 //   it, and the service may have it.
-// - httpclient.js has no timeout: a Timer fails the exchange and closes the connection, since its answer
-//   could still arrive on it.
+// - httpclient.js has no timeout: one Timer of `timeoutMs`, armed as the exchange takes the connection (a
+//   new one, or the open one), covers every phase (the connect, a TLS handshake, the write, the answer),
+//   fails the exchange and closes the connection, since its answer could still arrive on it.
 // - httpclient.js never looks at `Connection: close`: such an answer drops the connection here, or the
 //   next request would be written to a socket the server is closing.
-// - The log gets one line for each connection that carried answers and ended, with why (the server closed
-//   it, a request failed on it, no answer in time): what happened, once, not for every request.
+// - The log gets one line for a connection that carried answers and ended between them, with why (the
+//   server closed it while idle, or asked to close it). One that ends under a request is that request's
+//   failure, which the core says once per failing endpoint (retry-ladder.ts): a line here too would come
+//   with every try of a partial outage that resets each write.
 // - Each exchange starts from a promise job and its answer is decoded in another (http.ts says why).
 // - The body goes as the slices of one UTF-8 copy (native `ArrayBuffer.fromString`), let go of once
 //   written, so it is not held beside the answer; the answer is read into the host's one AnswerBody
@@ -134,7 +137,7 @@ class Link implements StreamLink {
     this.report(this.reason ?? 'closed');
   }
 
-  /** One line per connection that worked and ended, not per request: a failed connect is the core's to report. */
+  /** One line per connection that worked and ended between requests: a failed request or connect is the core's to report. */
   private report(why: string): void {
     if (this.carried === 0) return;
     this.log?.('info', 'link: connection ' + this.opened + ' to ' + this.origin + ' ended after ' + this.carried + ' answer' + (this.carried === 1 ? '' : 's') + ' (' + why + '); the next request opens a new one');
@@ -271,12 +274,10 @@ class LinkExchange extends Exchange {
     return what + (reason === null ? '' : ': ' + reason) + hint;
   }
 
-  /** Drops the connection when the request went on it and no answer came whole; drops every reference. */
+  /** Drops the connection when the request went on it and no answer came whole (unsaid: the core reports the failure); drops every reference. */
   protected release(ending: Ending): void {
     if (this.link.current === this) this.link.current = null;
-    if (ending.kind !== 'answer' && ending.kind !== 'response' && this.request !== null) {
-      this.link.drop(ending.kind === 'network' ? this.link.reason ?? ending.message : 'no answer in time');
-    }
+    if (ending.kind !== 'answer' && ending.kind !== 'response' && this.request !== null) this.link.drop(null);
     this.request = null;
     this.body = null;
     this.answer = null;

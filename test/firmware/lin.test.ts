@@ -130,7 +130,8 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     await until('uptime feeds after the restart', async () => (await uptimes()).length >= before + 8, 60_000, device);
     const values = await uptimes();
     expect(values).toEqual(contiguous(values));
-    expect(traced(from, /^info: link: /), device!.lines.slice(from).join('\n')).toHaveLength(1);
+    // The connection that died says so once, unless a request was on it: then the request's failure says it.
+    expect(traced(from, /^info: link: /).length, device!.lines.slice(from).join('\n')).toBeLessThanOrEqual(1);
     // Each failure while it was down is said once, then counted: no log line repeats the one before.
     const logged = traced(from, /^(debug|info|warn|error): /);
     expect(logged.filter((line, i) => i > 0 && line === logged[i - 1])).toEqual([]);

@@ -6,18 +6,24 @@ export interface Status {
   queued: number;
   accepted: number;
   sent: number;
+  /** Failed tries of the uplink. */
+  retries: number;
   dropped: number;
   setAside: number;
+  /** Samples sent again without knowing whether they were stored: the most that may be stored twice. */
+  unresolved: number;
+  /** HTTP requests made, of every kind. */
+  requests: number;
 }
 
-const STATUS = /^feed-agent: queued (\d+)\/\d+, accepted (\d+), sent (\d+) in \d+ batches, retries \d+, dropped (\d+), rejected \d+, set aside (\d+)/;
+const STATUS = /^feed-agent: queued (\d+)\/\d+, accepted (\d+), sent (\d+) in \d+ batches, retries (\d+), dropped (\d+), rejected \d+, set aside (\d+), unresolved (\d+), requests (\d+)/;
 
 /** The counts of a status line, or null for another line. */
 export function readStatus(line: string): Status | null {
   const m = STATUS.exec(line);
   if (m === null) return null;
-  const [queued, accepted, sent, dropped, setAside] = m.slice(1).map(Number);
-  return { queued, accepted, sent, dropped, setAside };
+  const [queued, accepted, sent, retries, dropped, setAside, unresolved, requests] = m.slice(1).map(Number);
+  return { queued, accepted, sent, retries, dropped, setAside, unresolved, requests };
 }
 
 /** The newest status line of `lines` from index `from` on, read; or null. */

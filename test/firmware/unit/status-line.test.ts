@@ -5,12 +5,12 @@ import { statusLine } from '../../../platforms/moddable/firmware/status';
 import type { AgentStats } from '../../../src/core/agent';
 import { lastStatus, readStatus } from '../status-line';
 
-const STATS = { queued: 6001, capacity: 1024, accepted: 7240, sent: 1200, batches: 24, retries: 31, droppedOverflow: 2, rejectedInvalid: 1, setAside: 3, commands: 0, heldBack: 5, authPaused: false, lastError: 'network error' } as unknown as AgentStats;
+const STATS = { queued: 6001, capacity: 1024, accepted: 7240, sent: 1200, batches: 24, retries: 31, droppedOverflow: 2, rejectedInvalid: 1, setAside: 3, unresolved: 4, requests: 80, commands: 0, heldBack: 5, authPaused: false, lastError: 'network error' } as unknown as AgentStats;
 
 describe('readStatus', () => {
   it('reads the counts of the line the firmware prints, whatever follows them', () => {
     const line = statusLine(STATS, ['SHT3x at 0x44 on pins 4/5']).trimEnd();
-    expect(readStatus(line)).toEqual({ queued: 6001, accepted: 7240, sent: 1200, dropped: 2, setAside: 3 });
+    expect(readStatus(line)).toEqual({ queued: 6001, accepted: 7240, sent: 1200, retries: 31, dropped: 2, setAside: 3, unresolved: 4, requests: 80 });
     expect(readStatus('feed-agent: started')).toBeNull();
   });
 
