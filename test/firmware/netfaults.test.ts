@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TlsFront } from '../../bench/tls-front';
-import { resumeBound, waitsWithin } from '../../src/core/backoff';
+import { resumeBound, waitsWithin } from '../../src/core/requests/backoff';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
 import { operationOf } from '../scenarios/operation';
 import { TcpFaultProxy } from '../support/tcp-fault-proxy';

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resumeBound } from '../../src/core/backoff';
+import { resumeBound } from '../../src/core/requests/backoff';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
 import { PlatformProxy } from './platform-proxy';
 import type { Play } from './platform-proxy';
