@@ -120,7 +120,7 @@ describe('firmware status line', () => {
       resources: [301],
     });
     const line = statusLine(agent.stats());
-    expect(line).toBe('feed-agent: queued 0/1024, accepted 0, sent 0 in 0 batches, retries 0, dropped 0, rejected 0, set aside 0, commands 0\n');
+    expect(line).toBe('feed-agent: queued 0/1024, accepted 0, sent 0 in 0 batches, retries 0, dropped 0, rejected 0, set aside 0, unresolved 0, requests 0, commands 0\n');
     expect(line).not.toContain(GOOD.token);
     // The description's I2C sensors that do not answer now (docs/peripherals.md).
     expect(statusLine(agent.stats(), ['SHT3x at 0x44 on pins 4/5'])).toBe(line.replace('\n', ', not answering: SHT3x at 0x44 on pins 4/5\n'));
