@@ -19,6 +19,7 @@ import { createModdableHost } from '../host';
 import { files, sdk } from '../modules';
 import { boardReading, firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
+import { withStoredIdentity } from './stored-identity';
 import type { Settings } from './settings';
 import { statusLine } from './status';
 import { readTemperatureAdc } from './temperature-adc';
@@ -52,6 +53,8 @@ export interface Firmware {
   reporting: ReportConfig[];
   /** What is not fed, each with why: one part of the start line. */
   skipped: string[];
+  /** The settings the preference store gave over the build's (names only). */
+  stored: string[];
 }
 
 /**
@@ -59,7 +62,9 @@ export interface Firmware {
  * (undefined); a bad entry of the description is one trace line naming every problem, and the rest runs.
  */
 export function prepare(config: Record<string, unknown>): Firmware | undefined {
-  const read = readSettings(config);
+  const identity = withStoredIdentity(config);
+  if (identity.problem !== undefined) say(identity.problem);
+  const read = readSettings(identity.config);
   if (read.problems !== undefined) return void say('config: ' + read.problems.join('; '));
   const settings = read.settings;
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
@@ -111,6 +116,7 @@ export function prepare(config: Record<string, unknown>): Firmware | undefined {
     peripherals,
     reporting: description.reporting,
     skipped: skipped.concat(peripherals.skipped),
+    stored: identity.stored,
   };
 }
 
@@ -135,6 +141,7 @@ export function run(firmware: Firmware): Agent | undefined {
   }
   if (peripherals.names.length > 0) parts.push('peripherals: ' + peripherals.names.join(', '));
   if (skipped.length > 0) parts.push('not fed: ' + skipped.join(', '));
+  if (firmware.stored.length > 0) parts.push('provisioned: ' + firmware.stored.join(', '));
   say('device ' + settings.publicKey + ' at ' + settings.url + ': ' + parts.join('; '));
   agent.start().then(
     () => {

@@ -60,7 +60,7 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   const text = (key: string, check: (v: string) => string | null, secret = false): string => {
     const value = config[key];
     if (value === undefined || value === '') {
-      problems.push(key + ': missing (add ' + key + '=… to the mcconfig line)');
+      problems.push(key + ': missing (provision the device: feed-agent provision; or add ' + key + '=… to the mcconfig line)');
       return '';
     }
     const problem = typeof value === 'string' ? check(value) : 'expected text';

@@ -49,8 +49,8 @@ describe('firmware settings', () => {
     const read = readSettings({ url: 'ftp://x', token: '', resources: 'uptime:301,fan:9,heap:x,command:301', every: '10', ca: 'my-ca.pem', http: 'fetch', ages: 'yes', backlogBytes: '4096', file: GOOD.file });
     expect(read.problems).toEqual([
       'url: expected http(s)://host[:port][/path], without query or fragment, got "ftp://x"',
-      'publicKey: missing (add publicKey=… to the mcconfig line)',
-      'token: missing (add token=… to the mcconfig line)',
+      'publicKey: missing (provision the device: feed-agent provision; or add publicKey=… to the mcconfig line)',
+      'token: missing (provision the device: feed-agent provision; or add token=… to the mcconfig line)',
       'resources: "fan" is not one of uptime, heap, rssi, temperature, command (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',
       'resources: "heap:x" is not role:id with a positive whole id (e.g. resources=uptime:201,heap:202,rssi:203,command:204)',
       'resources: resource 301 is given twice',

@@ -1,0 +1,37 @@
+// The device's identity and network from its preference store (the SDK's Preference: NVS on the ESP32,
+// the flash sector below littlefs on the Pico W, a JSON file on lin), which `feed-agent provision` writes
+// beside one common image. A stored value wins over the build's mcconfig key of the same name, so that one
+// image serves a fleet, and a new token needs no new build (docs/firmware.md, "A fleet").
+import Preference from 'preference';
+
+/** The preference domain, an NVS namespace on the ESP32: feed-agent's provisioning writes this one. */
+const DOMAIN = 'feed-agent';
+const KEYS = Object.freeze(['publicKey', 'token', 'url', 'ssid', 'password', 'ca', 'update']);
+
+export interface StoredConfig {
+  /** The build's config with every stored key over it. */
+  config: Record<string, unknown>;
+  /** The keys the store gave, for the start line (names only: the token's value is never traced). */
+  stored: string[];
+  /** A store that could not be read (a corrupt NVS page): the build's values stand, and why is said once. */
+  problem?: string;
+}
+
+export function withStoredIdentity(build: Record<string, unknown>): StoredConfig {
+  const config: Record<string, unknown> = {};
+  for (const key in build) config[key] = build[key];
+  const stored: string[] = [];
+  for (let i = 0; i < KEYS.length; i++) {
+    let value: unknown;
+    try {
+      value = Preference.get(DOMAIN, KEYS[i]);
+    } catch (e) {
+      return { config: build, stored: [], problem: 'the preference store could not be read (' + String(e) + '): the build\'s settings stand' };
+    }
+    if (typeof value === 'string' && value !== '') {
+      config[KEYS[i]] = value;
+      stored.push(KEYS[i]);
+    }
+  }
+  return { config, stored };
+}
