@@ -12,9 +12,13 @@ function buildTable(): Uint32Array {
   return table;
 }
 
-/** The CRC-32 of `bytes[start, end)`, as an unsigned 32-bit integer. */
-export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  let c = 0xffffffff;
+/**
+ * The CRC-32 of `bytes[start, end)`, as an unsigned 32-bit integer. `value` continues an earlier CRC as
+ * zlib's crc32(data, value) does; ESP-IDF's NVS passes 0xffffffff (its ROM's crc32_le), which makes the
+ * register start at 0.
+ */
+export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, value = 0): number {
+  let c = (value ^ 0xffffffff) >>> 0;
   for (let i = start; i < end; i++) c = TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
