@@ -20,8 +20,8 @@ export interface RequestOptions {
   method: string;
   /** Flat name/value pairs. */
   headers: string[];
-  /** `true`: the body is asked for in fragments through callback message 0 (and Content-Length is ours). */
-  body: true;
+  /** `true`: the body is asked for in fragments through callback message 0 (and Content-Length is ours); absent: none (a GET). */
+  body?: true;
   /** `SecureSocket` for https. */
   Socket?: unknown;
   /** SecureSocket's TLS options: `protocolVersion`, and the CA `certificate` when not from resources. */

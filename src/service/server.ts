@@ -8,6 +8,8 @@ import { bearerToken, tokenMatches } from './auth';
 import { createDashboard } from './dashboard';
 import type { Dashboard, DashboardOptions } from './dashboard';
 import { demoFleetDevice, demoFleetSeed } from './demo';
+import { firmwareShelf } from './firmware';
+import type { FirmwareShelf } from './firmware';
 import type { DemoDevice } from './demo';
 import { answerClientError, ClientGone, failureBody, HttpError, readBody, send } from './http';
 import * as operations from './operations';
@@ -54,6 +56,8 @@ export interface ServiceOptions {
   timeouts?: Partial<ServiceTimeouts>;
   /** Serve the dashboard at `/` and its API under /_local/ (docs/dashboard.md); without it, only the interface. */
   dashboard?: DashboardOptions;
+  /** Serve the firmware images of this folder under /firmware (docs/interface.md, "Firmware updates"). */
+  firmwareDir?: string;
 }
 
 export type { DemoDevice };
@@ -105,8 +109,10 @@ export function createService(options: ServiceOptions = {}): Service {
   const seed = options.seed === undefined ? demoFleetSeed(options.demoDevices ?? 1) : checkSeed(options.seed);
   const store = new Store(options.dbFile);
   let dashboard: Dashboard | undefined;
+  let firmware: FirmwareShelf | undefined;
   try {
     store.applySeed(seed, timestamp(now()));
+    firmware = options.firmwareDir === undefined ? undefined : firmwareShelf(options.firmwareDir);
     dashboard = options.dashboard && createDashboard(options.dashboard, options.host ?? DEFAULT_HOST, { store, now, maxBodyBytes: limits.maxBodyBytes });
   } catch (error) {
     store.close();
@@ -156,7 +162,8 @@ export function createService(options: ServiceOptions = {}): Service {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const body = dashboard?.owns(req.url ?? '') ? await dashboard.answer(req, res) : await answer(req, res);
+      const url = req.url ?? '';
+      const body = firmware?.owns(url) ? firmware.answer(req, res) : dashboard?.owns(url) ? await dashboard.answer(req, res) : await answer(req, res);
       if (body !== null) send(req, res, 200, body);
     } catch (error) {
       if (error instanceof ClientGone) return;

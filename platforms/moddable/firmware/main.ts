@@ -10,8 +10,10 @@ import Resource from 'Resource';
 import Timer from 'timer';
 import Modules from 'modules';
 import { createAgent } from '../../../src/core/agent';
+import { createRandom } from '../../../src/core/host/random';
 import type { Agent } from '../../../src/core/agent';
 import type { ActuatorConfig, ReportConfig, SensorConfig } from '../../../src/core/config';
+import { UPLINK_DEFAULTS } from '../../../src/core/config';
 import type { Host } from '../../../src/core/host/host';
 import { errorText } from '../../../src/core/wire/errors';
 import { openFlashQueue } from '../flash-queue';
@@ -19,6 +21,7 @@ import { createModdableHost } from '../host';
 import { files, sdk } from '../modules';
 import { boardReading, firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
+import type { startUpdates } from './update-esp32';
 import { withStoredIdentity } from './stored-identity';
 import type { Settings } from './settings';
 import { statusLine } from './status';
@@ -37,6 +40,8 @@ import type { Peripherals } from '../peripherals/open';
  * 50 goes with a third of the collections (docs/moddable.md, "Flash").
  */
 const BATCH = 50;
+/** Updates over the air: a module of the esp32 build only (manifest.json). */
+const UPDATES = 'feed-agent/platforms/moddable/firmware/update-esp32';
 
 function say(text: string): void {
   trace('feed-agent: ' + text + '\n');
@@ -152,6 +157,13 @@ export function run(firmware: Firmware): Agent | undefined {
     (e: unknown) => say('not started: ' + errorText(e)),
   );
   if (settings.statusEvery > 0) Timer.repeat(() => trace(statusLine(agent.stats(), peripherals.notAnswering())), settings.statusEvery);
+  if (Modules.has(UPDATES)) {
+    const start = (Modules.importNow(UPDATES) as { startUpdates: typeof startUpdates }).startUpdates;
+    start(firmware.host, agent, {
+      source: settings.update, version: settings.version, everyMs: settings.updateEvery, trialMs: settings.updateTrial,
+      backoff: { baseMs: UPLINK_DEFAULTS.backoffBaseMs, capMs: UPLINK_DEFAULTS.backoffCapMs },
+    }, createRandom(hardwareSeed()), say);
+  }
   return agent;
 }
 

@@ -47,11 +47,19 @@ export interface Settings {
    * `Request`, a connection per request (platforms/moddable/host.ts).
    */
   http: 'keep-alive' | 'classic';
+  /** Where the device asks for a new image (`update`, an http URL; provisioned or an mcconfig key); '' for none (ESP32 only). */
+  update: string;
+  /** This image's version (`version`): an update of another version is taken. */
+  version: string;
+  /** How often the update source is asked, ms (`updateEvery`, default 1 h). */
+  updateEvery: number;
+  /** How long a new image has to deliver a batch before it gives way to the one before it, ms (`updateTrial`, default 10 min). */
+  updateTrial: number;
 }
 
 type SettingsResult = { settings: Settings; problems?: undefined } | { problems: string[] };
 
-const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: UPLINK_DEFAULTS.queue, spillEvery: DEFAULT_SPILL_EVERY, backlogBytes: DEFAULT_MAX_BYTES, xsHeap: 0, statusEvery: 60_000 });
+const DEFAULTS = Object.freeze({ every: 10_000, commandEvery: 5_000, queue: UPLINK_DEFAULTS.queue, spillEvery: DEFAULT_SPILL_EVERY, backlogBytes: DEFAULT_MAX_BYTES, xsHeap: 0, statusEvery: 60_000, updateEvery: 3_600_000, updateTrial: 600_000 });
 /** Three blocks of 4 KB: the flash queue's least. */
 const MIN_BACKLOG_BYTES = 12_288;
 
@@ -86,6 +94,9 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   if (ca !== '' && !/\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
   const http = config.http === undefined || config.http === '' ? 'keep-alive' : String(config.http);
   if (http !== 'keep-alive' && http !== 'classic') problems.push('http: expected keep-alive or classic, got "' + http + '"');
+  const update = config.update === undefined ? '' : String(config.update);
+  if (update !== '' && !/^http:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(update)) problems.push('update: expected http://host[:port][/path], got "' + update + '"');
+  const version = config.version === undefined || config.version === '' ? '0' : String(config.version);
   const ages = config.ages === undefined || config.ages === '' ? '0' : String(config.ages);
   if (ages !== '0' && ages !== '1') problems.push('ages: expected 0 or 1, got "' + ages + '"');
   const settings: Settings = {
@@ -105,6 +116,10 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     journal,
     ages: ages === '1',
     http: http as Settings['http'],
+    update,
+    version,
+    updateEvery: count('updateEvery', 1000),
+    updateTrial: count('updateTrial', 1000),
   };
   return problems.length > 0 ? { problems } : { settings };
 }

@@ -1,0 +1,12 @@
+// The ESP32's app slots (manifest.json maps it to ../esp32/ota-slot, native: ota-slot.c). Only the esp32
+// build has it: two app slots and the bootloader's rollback (docs/firmware.md, "Updates").
+
+/** The running image is on trial: new, not yet confirmed. */
+export declare function pendingVerify(): boolean;
+/** The running image stays: the bootloader no longer goes back from it. */
+export declare function confirm(): void;
+/** Marks the running image invalid and restarts into the one before it. */
+export declare function rollBack(): never;
+/** The running slot's label (ota_0, ota_1). */
+export declare function runningSlot(): string;
+export declare function restart(): never;

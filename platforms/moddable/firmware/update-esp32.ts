@@ -1,0 +1,30 @@
+// The ESP32's updates over the air (update.ts) on the SDK's modules: its OTA writer, the crypt Digest,
+// Preference, and our app-slot functions (ota-slot.d.ts). Only the esp32 build has this module
+// (manifest.json); main.ts starts it where it is.
+import OTA from 'ota';
+import { Digest } from 'crypt';
+import Preference from 'preference';
+import Timer from 'timer';
+import type { Host } from '../../../src/core/host/host';
+import { sdk } from '../modules';
+import { confirm, pendingVerify, restart, rollBack } from './ota-slot';
+import { Updater } from './update';
+import type { UpdateParts, UpdateSettings } from './update';
+
+export function startUpdates(host: Host, agent: UpdateParts['agent'], settings: UpdateSettings, random: () => number, say: (text: string) => void): void {
+  new Updater(
+    {
+      Request: sdk.Request,
+      Timer: Timer as unknown as UpdateParts['Timer'],
+      slots: { pendingVerify, confirm, rollBack, restart },
+      openOta: () => new OTA(),
+      sha256: () => new Digest('SHA256'),
+      preference: Preference,
+      host,
+      agent,
+      random,
+      say,
+    },
+    settings,
+  ).start();
+}
