@@ -6,7 +6,7 @@
 // every 5 ms, and how much of the answer the peer could hand over before the connection was dropped.
 import { createAgent } from '../src/core';
 import type { Host, HttpRequest, HttpResult } from '../src/core';
-import { createNodeHost } from '../platforms/node/host';
+import { createNodeHost } from '../platforms/node/host/host';
 import { startService } from '../src/service';
 import { FaultProxy } from '../test/support/fault-proxy';
 import { DEVICE, R, SCENARIO_SEED } from '../test/scenarios/seed';

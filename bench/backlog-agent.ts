@@ -14,9 +14,9 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { createAgent } from '../src/core/agent';
 import type { Agent } from '../src/core/agent';
 import type { QueueStorage } from '../src/core/host/host';
-import { createNodeHost } from '../platforms/node/host';
-import { openDurableQueue } from '../platforms/node/durable-queue';
-import type { DurableQueue } from '../platforms/node/durable-queue';
+import { createNodeHost } from '../platforms/node/host/host';
+import { openDurableQueue } from '../platforms/node/storage/durable-queue';
+import type { DurableQueue } from '../platforms/node/storage/durable-queue';
 import { demoDevice, NUMERIC, VALUES } from './demo';
 import { sleep } from './measure';
 

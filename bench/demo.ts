@@ -2,7 +2,7 @@
 // readings for its numeric sensors, and the client of the baselines, which send one request per sample.
 import { FeedClient } from '../src/core/wire/client';
 import type { Host } from '../src/core/host/host';
-import { createNodeHost } from '../platforms/node/host';
+import { createNodeHost } from '../platforms/node/host/host';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN } from '../src/service';
 
 /** A valid value for each demo resource. */

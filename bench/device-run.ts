@@ -7,7 +7,7 @@ import { createAgent } from '../src/core/agent';
 import type { UplinkConfig } from '../src/core/config';
 import type { Host } from '../src/core/host/host';
 import { Sampler } from '../src/core/intake/sampler';
-import { createNodeHost } from '../platforms/node/host';
+import { createNodeHost } from '../platforms/node/host/host';
 import { demoClient, demoDevice } from './demo';
 import { FastForward } from './fast-forward';
 

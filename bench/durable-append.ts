@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { openDurableQueue } from '../platforms/node/durable-queue';
-import type { DurableQueueOptions } from '../platforms/node/durable-queue';
+import { openDurableQueue } from '../platforms/node/storage/durable-queue';
+import type { DurableQueueOptions } from '../platforms/node/storage/durable-queue';
 import { sleep } from './measure';
 
 export interface AppendCost {

@@ -5,7 +5,7 @@
 // Enough sensors read every millisecond to offer more than the path can carry: the figure is what the
 // service acknowledged, and what the full queue dropped meanwhile is the offered surplus.
 import { createAgent } from '../src/core/agent';
-import { createNodeHost } from '../platforms/node/host';
+import { createNodeHost } from '../platforms/node/host/host';
 import { demoClient, demoDevice, NUMERIC, VALUES } from './demo';
 import { medianOf, sleep } from './measure';
 import type { BenchSection } from './section';

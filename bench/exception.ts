@@ -5,11 +5,11 @@
 // Requests, bytes on the socket both ways, and feeds stored, per hour of the device's time.
 import { createAgent } from '../src/core/agent';
 import { FeedClient } from '../src/core/wire/client';
-import { createNodeHost } from '../platforms/node/host';
+import { createNodeHost } from '../platforms/node/host/host';
 import { DEMO_ACTUATORS, DEMO_RESOURCES } from '../src/service';
-import { planFor } from '../src/sim/plan';
-import { createSignal } from '../src/sim/signals';
-import { SIM_UPLINK } from '../src/sim/simulator';
+import { planFor } from '../platforms/node/sim/plan';
+import { createSignal } from '../platforms/node/sim/signals';
+import { SIM_UPLINK } from '../platforms/node/sim/simulator';
 import { CountingProxy } from './counting-proxy';
 import { demoDevice } from './demo';
 import { FastForward } from './fast-forward';

@@ -7,7 +7,7 @@
 // in an hour of the demo device at the agent's default settings (bench/device-run.ts).
 import { createAgent } from '../src/core/agent';
 import { UPLINK_DEFAULTS } from '../src/core/config';
-import { createNodeHost } from '../platforms/node/host';
+import { createNodeHost } from '../platforms/node/host/host';
 import { CountingProxy } from './counting-proxy';
 import { demoClient, demoDevice, NUMERIC, VALUES } from './demo';
 import { agentRun } from './device-run';

@@ -11,14 +11,14 @@ import { parseArgs } from 'node:util';
 import { NODE_BUNDLE } from './node-bundle.mjs';
 
 const ENTRIES = [
-  { in: 'src/cli/main.ts', out: 'cli', executable: true },
+  { in: 'platforms/node/cli/main.ts', out: 'cli', executable: true },
   // The library: `feed-agent` is the core, `feed-agent/node` the Node host and durable queue,
   // `feed-agent/service` the local service (it needs the optional peer better-sqlite3), `feed-agent/gateway` below.
   { in: 'src/core/index.ts', out: 'index' },
   { in: 'platforms/node/index.ts', out: 'node' },
   { in: 'src/service/index.ts', out: 'service' },
   // `feed-agent/gateway`: MQTT and Modbus field devices from a config file (optional peers mqtt, modbus-serial).
-  { in: 'src/gateway/index.ts', out: 'gateway' },
+  { in: 'platforms/node/gateway/index.ts', out: 'gateway' },
 ];
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));

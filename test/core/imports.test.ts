@@ -1,7 +1,8 @@
-// No two modules import each other (issue 29): the import graph of src/ and platforms/ has no circle. Every
-// static import counts, `import type` and a type's `import('…')` too (a circle of types is still a circle
-// to a reader); a dynamic import() that loads code on demand does not. A relative import that names no file
-// fails here too, so that the graph this test walks is the whole graph.
+// No two modules import each other (issue 29): the import graph of src/ and platforms/ has no circle, and
+// no arrow runs from src/ up into platforms/ (issue 40). Every static import counts, `import type` and a
+// type's `import('…')` too (a circle of types is still a circle to a reader); a dynamic import() that loads
+// code on demand does not. A relative import that names no file fails here too, so that the graph this test
+// walks is the whole graph.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,6 +138,15 @@ describe('the import graph of src/ and platforms/', () => {
 
   it('has no circle: no two modules import each other, directly or through others', () => {
     expect(circles(edges).map((loop) => loop.join(' → '))).toEqual([]);
+  });
+
+  it('points down only: no file under src/ imports one under platforms/', () => {
+    // src/ is the core and the service, which any platform may use; the Node programs (the CLI, the
+    // gateway, the simulator) live in platforms/node, beside the host they run on.
+    const upward = [...edges]
+      .filter(([from]) => from.startsWith('src/'))
+      .flatMap(([from, targets]) => targets.filter((to) => to.startsWith('platforms/')).map((to) => from + ' → ' + to));
+    expect(upward).toEqual([]);
   });
 
   it('names a circle where there is one', () => {

@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { createRandom } from '../../src/core/host/random';
 import type { Resource, Subtype } from '../../src/core/wire/wire';
-import { parseSimConfig, SimConfigError } from '../../src/sim/config';
-import { planFor, signalFor } from '../../src/sim/plan';
-import { refusedReadings } from '../../src/sim/refusals';
-import { createSignal, SIGNAL_NAMES, signalSpec } from '../../src/sim/signals';
-import type { SignalName, SignalSpec } from '../../src/sim/signals';
+import { parseSimConfig, SimConfigError } from '../../platforms/node/sim/config';
+import { planFor, signalFor } from '../../platforms/node/sim/plan';
+import { refusedReadings } from '../../platforms/node/sim/refusals';
+import { createSignal, SIGNAL_NAMES, signalSpec } from '../../platforms/node/sim/signals';
+import type { SignalName, SignalSpec } from '../../platforms/node/sim/signals';
 
 function clockAt(ms: number) {
   const clock = { t: ms, now: () => clock.t };

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PUBLIC_KEY, DEMO_TOKEN, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
-import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
+import { encodeCheckpoint, encodeSample } from '../../platforms/node/storage/log-record';
 import { closedPort } from '../node/support/listen';
 import { track } from '../support/children';
 import { Served } from '../support/serve';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, inject } from 'vitest';
 import { FeedClient } from '../../src/core/wire/client';
-import { createHttp } from '../../platforms/node/http';
+import { createHttp } from '../../platforms/node/host/http';
 import type { Seed } from '../../src/service';
 import { Store } from '../../src/service/store';
 import { timestamp } from '../../src/service/time';

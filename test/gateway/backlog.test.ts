@@ -5,8 +5,8 @@
 import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
-import type { GatewayConfig } from '../../src/gateway';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
+import type { GatewayConfig } from '../../platforms/node/gateway';
 import { FaultProxy } from '../support/fault-proxy';
 import { BAYS, ModbusDevice, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import ModbusRTU from 'modbus-serial';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { DEMO_PORTS } from '../../src/gateway/demo';
-import { decodeWords } from '../../src/gateway/registers';
+import { DEMO_PORTS } from '../../platforms/node/gateway/demo';
+import { decodeWords } from '../../platforms/node/gateway/registers';
 import { ROOT, workDir } from '../support/build';
 import { killAll, track } from '../support/children';
 import { GatewayChild, SEED, storedValues, waitFor } from './support';

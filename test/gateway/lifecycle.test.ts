@@ -6,9 +6,9 @@ import { connectAsync } from 'mqtt';
 import type { MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
-import type { GatewayConfig } from '../../src/gateway';
-import { paceRequests } from '../../src/gateway/pacing';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
+import type { GatewayConfig } from '../../platforms/node/gateway';
+import { paceRequests } from '../../platforms/node/gateway/pacing';
 import type { RunningService } from '../../src/service';
 import { AedesBroker, BAYS, resourceRecord, startLocalService, storedValues, tempDir, waitFor } from './support';
 

@@ -4,8 +4,8 @@
 // Commands go out to a coil and to a register.
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
-import { encodeWords } from '../../src/gateway/registers';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
+import { encodeWords } from '../../platforms/node/gateway/registers';
 import { BAYS, ModbusDevice, startLocalService, storedValues, tempDir, waitFor } from './support';
 
 const [bay1, bay2, bay3] = BAYS;

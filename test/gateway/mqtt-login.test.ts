@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
 import { killAll } from '../support/children';
 import { BAYS, ModbusDevice, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';
 

@@ -5,8 +5,8 @@ import { connectAsync } from 'mqtt';
 import type { MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
-import type { Gateway } from '../../src/gateway';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
+import type { Gateway } from '../../platforms/node/gateway';
 import type { RunningService } from '../../src/service';
 import { killAll } from '../support/children';
 import { AedesBroker, BAYS, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';

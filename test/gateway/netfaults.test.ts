@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { resumeBound, waitsWithin } from '../../src/core/requests/backoff';
 import { UPLINK_DEFAULTS } from '../../src/core/config';
-import { GATEWAY_DEFAULTS, parseGatewayConfig, startGateway } from '../../src/gateway';
-import type { DeviceStats, Gateway } from '../../src/gateway';
+import { GATEWAY_DEFAULTS, parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
+import type { DeviceStats, Gateway } from '../../platforms/node/gateway';
 import { demoFleetDevice, startService } from '../../src/service';
 import { killAll } from '../support/children';
 import { TcpFaultProxy } from '../support/tcp-fault-proxy';

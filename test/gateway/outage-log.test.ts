@@ -10,8 +10,8 @@ import type { MqttClient } from 'mqtt';
 import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
-import { encodeWords } from '../../src/gateway/registers';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
+import { encodeWords } from '../../platforms/node/gateway/registers';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { ROOT } from '../support/build';

@@ -8,7 +8,7 @@ import { connectAsync } from 'mqtt';
 import mqttPacket from 'mqtt-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
 import { killAll } from '../support/children';
 import { BAYS, Mosquitto, mosquittoPath, startLocalService, storedValues, tempDir, waitFor } from './support';
 

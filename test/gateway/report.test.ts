@@ -4,7 +4,7 @@
 import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { parseGatewayConfig, startGateway } from '../../src/gateway';
+import { parseGatewayConfig, startGateway } from '../../platforms/node/gateway';
 import { DEMO_PUBLIC_KEY, DEMO_SEED, DEMO_TOKEN, startService } from '../../src/service';
 import { Mosquitto, mosquittoPath, storedValues, tempDir, waitFor } from './support';
 

@@ -6,7 +6,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { createAgent } from '../../src/core';
 import type { LogLevel } from '../../src/core';
-import { createNodeHost } from '../../platforms/node/host';
+import { createNodeHost } from '../../platforms/node/host/host';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import { FaultProxy } from '../support/fault-proxy';

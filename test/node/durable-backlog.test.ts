@@ -9,10 +9,10 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { SampleValue } from '../../src/core/host/host';
-import type { DurableQueue } from '../../platforms/node/durable-queue';
+import type { DurableQueue } from '../../platforms/node/storage/durable-queue';
 import { createRandom } from '../../src/core/host/random';
-import { encodeCheckpoint, encodeSample } from '../../platforms/node/log-record';
-import { wallAnchor } from '../../platforms/node/sample-time';
+import { encodeCheckpoint, encodeSample } from '../../platforms/node/storage/log-record';
+import { wallAnchor } from '../../platforms/node/storage/sample-time';
 import { bundle } from './support/bundle';
 import { range, scratchDirs, segmentFiles, withQueue } from './support/queues';
 

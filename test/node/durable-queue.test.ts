@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 import type { SampleValue } from '../../src/core/host/host';
 import { createRandom } from '../../src/core/host/random';
-import { openDurableQueue } from '../../platforms/node/durable-queue';
-import type { DurableQueue, FsyncPolicy } from '../../platforms/node/durable-queue';
+import { openDurableQueue } from '../../platforms/node/storage/durable-queue';
+import type { DurableQueue, FsyncPolicy } from '../../platforms/node/storage/durable-queue';
 import { bundle } from './support/bundle';
 import { range, scratchDirs, segmentFiles, withQueue } from './support/queues';
 import { ACK_LAG, sampleFor } from './support/samples';

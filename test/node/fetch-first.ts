@@ -1,6 +1,6 @@
 // Child of http.test.ts: an application that used Node's fetch before it made a host (Node 20's fetch puts
 // its own undici in the global dispatcher), then one request of the host's. Prints the result as JSON.
-import { createHttp } from '../../platforms/node/http';
+import { createHttp } from '../../platforms/node/host/http';
 
 const url = process.argv[2];
 await fetch(url).catch(() => undefined);

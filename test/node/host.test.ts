@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
-import { createNodeHost } from '../../platforms/node/host';
+import { createNodeHost } from '../../platforms/node/host/host';
 import { workDir } from '../support/build';
 import { bundle } from './support/bundle';
 

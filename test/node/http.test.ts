@@ -11,7 +11,7 @@ import type { Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { HttpRequest, HttpResult } from '../../src/core/host/host';
-import { createHttp, SETTLE_MARGIN_MS } from '../../platforms/node/http';
+import { createHttp, SETTLE_MARGIN_MS } from '../../platforms/node/host/http';
 import { Agent, request as undiciRequest } from 'undici';
 import { closedPort, listen, shut } from './support/listen';
 import { bundle } from './support/bundle';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import type { InFlight } from '../../src/core/host/host';
-import { openDurableQueue } from '../../platforms/node/durable-queue';
-import { IN_FLIGHT_NAME } from '../../platforms/node/in-flight-file';
+import { openDurableQueue } from '../../platforms/node/storage/durable-queue';
+import { IN_FLIGHT_NAME } from '../../platforms/node/storage/in-flight-file';
 
 const scratch = mkdtempSync(join(tmpdir(), 'feed-agent-in-flight-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

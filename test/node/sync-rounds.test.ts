@@ -2,8 +2,8 @@
 // pool runs, and a queue that joins while a round is under way syncs in it or the next one.
 import { describe, expect, it } from 'vitest';
 
-import { syncAtNextInstant } from '../../platforms/node/sync-rounds';
-import type { BackgroundSync } from '../../platforms/node/sync-rounds';
+import { syncAtNextInstant } from '../../platforms/node/storage/sync-rounds';
+import type { BackgroundSync } from '../../platforms/node/storage/sync-rounds';
 
 /** A queue whose sync takes `ms` and that counts how many syncs run at once, across all of them. */
 function slowQueues(count: number, ms: number) {

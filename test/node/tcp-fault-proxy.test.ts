@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { HttpRequest } from '../../src/core/host/host';
-import { createHttp } from '../../platforms/node/http';
+import { createHttp } from '../../platforms/node/host/http';
 import { LoopbackDns, lookupVia } from '../support/loopback-dns';
 import { TcpFaultProxy } from '../support/tcp-fault-proxy';
 import { listen, shut } from './support/listen';

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedClient } from '../../src/core/wire/client';
 import { Resources } from '../../src/core/resources/resources';
-import { createHttp } from '../../platforms/node/http';
+import { createHttp } from '../../platforms/node/host/http';
 import { checkSeed, createService, demoFleetDevice, startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
 import type { FeedPage, LocalState } from '../../src/service/local-wire';

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { GatewayConfigError, parseGatewayConfig } from '../../../src/gateway';
+import { GatewayConfigError, parseGatewayConfig } from '../../../platforms/node/gateway';
 import { workDir } from '../../support/build';
 import { BAD, EXPECTED } from '../fixtures/bad-config';
 

@@ -4,7 +4,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 
-import { Receipts } from '../../../src/gateway/receipts';
+import { Receipts } from '../../../platforms/node/gateway/receipts';
 import { tempDir } from '../support';
 
 const dirs: { remove: () => void }[] = [];

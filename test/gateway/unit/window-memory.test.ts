@@ -1,7 +1,7 @@
 // The memory of the gateway's windows: regions of a few large buffers, aligned, apart, zeroed when lent again.
 import { expect, it } from 'vitest';
 
-import { WindowMemory } from '../../../src/gateway/window-memory';
+import { WindowMemory } from '../../../platforms/node/gateway/window-memory';
 
 it('lends aligned regions that do not overlap, 64 to a buffer, one size at a time', () => {
   const windows = new WindowMemory();

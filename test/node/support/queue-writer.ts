@@ -2,8 +2,8 @@
 // older ones now and then, and prints each append and ack after it returned. The test kills it with SIGKILL at any moment.
 import { writeSync } from 'node:fs';
 
-import { openDurableQueue } from '../../../platforms/node/durable-queue';
-import type { FsyncPolicy } from '../../../platforms/node/durable-queue';
+import { openDurableQueue } from '../../../platforms/node/storage/durable-queue';
+import type { FsyncPolicy } from '../../../platforms/node/storage/durable-queue';
 import { ackAfter, sampleFor } from './samples';
 
 const [dir, fsync] = process.argv.slice(2);

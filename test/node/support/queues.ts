@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
-import { openDurableQueue } from '../../../platforms/node/durable-queue';
-import type { DurableQueue, DurableQueueOptions } from '../../../platforms/node/durable-queue';
+import { openDurableQueue } from '../../../platforms/node/storage/durable-queue';
+import type { DurableQueue, DurableQueueOptions } from '../../../platforms/node/storage/durable-queue';
 
 /** A scratch directory for the file's tests, removed after them; `freshDir()` names a new queue directory in it. */
 export function scratchDirs(prefix: string): { scratch: string; freshDir: () => string } {

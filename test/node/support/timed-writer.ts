@@ -3,7 +3,7 @@
 import { writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-import { openDurableQueue } from '../../../platforms/node/durable-queue';
+import { openDurableQueue } from '../../../platforms/node/storage/durable-queue';
 
 const queue = openDurableQueue(process.argv[2]);
 const now = performance.now();

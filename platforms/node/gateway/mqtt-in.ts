@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { IPublishPacket, Packet } from 'mqtt-packet';
 
-import type { Ladder } from '../core/requests/backoff';
-import type { SampleValue } from '../core/host/host';
-import type { RetryLadder } from '../core/requests/retry-ladder';
-import { rawData } from '../core/wire/validate';
+import type { Ladder } from '../../../src/core/requests/backoff';
+import type { SampleValue } from '../../../src/core/host/host';
+import type { RetryLadder } from '../../../src/core/requests/retry-ladder';
+import { rawData } from '../../../src/core/wire/validate';
 import type { MqttBrokerConfig } from './config';
 import type { GatewayDevice } from './device';
 import { gatewayLadder } from './ladder';

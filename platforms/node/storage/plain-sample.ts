@@ -3,7 +3,7 @@
 // or not. A backlog is read back as fast as the service takes it (a hundred thousand samples a second),
 // and JSON.parse was most of the cost of a record. Anything else (a string value, a checkpoint, a body
 // another writer spelt differently) is left to JSON.parse: `plainSample` then returns null.
-import type { SampleValue } from '../../src/core/host/host';
+import type { SampleValue } from '../../../src/core/host/host';
 
 const SEQ = Buffer.from('{"s":');
 const RESOURCE = Buffer.from(',"r":');

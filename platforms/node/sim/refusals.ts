@@ -2,10 +2,10 @@
 // the agent checks every reading against the subtype and counts a refused one without queuing it, so a
 // signal outside the resource's range would otherwise run quietly and deliver nothing. The rule is the
 // agent's own (core/validate); the signal's readings are known from its parameters.
-import { checkInput, compileRestriction } from '../core/wire/validate';
-import type { Restriction } from '../core/wire/validate';
-import type { SampleValue } from '../core/host/host';
-import type { Subtype } from '../core/wire/wire';
+import { checkInput, compileRestriction } from '../../../src/core/wire/validate';
+import type { Restriction } from '../../../src/core/wire/validate';
+import type { SampleValue } from '../../../src/core/host/host';
+import type { Subtype } from '../../../src/core/wire/wire';
 import type { SignalSpec } from './signals';
 
 export interface Refusal {

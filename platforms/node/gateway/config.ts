@@ -3,8 +3,8 @@
 // once. docs/gateway.md is its reference.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { ReportConfig } from '../core/config';
-import { reportProblems } from '../core/config';
+import type { ReportConfig } from '../../../src/core/config';
+import { reportProblems } from '../../../src/core/config';
 
 export type FsyncPolicy = 'always' | 'interval' | 'never';
 export type RegisterKind = 'coil' | 'discrete-input' | 'input-register' | 'holding-register';

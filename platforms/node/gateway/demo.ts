@@ -7,8 +7,8 @@ import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { dirname, join } from 'node:path';
 
-import { parseSeed, startService } from '../service';
-import type { RunningService } from '../service';
+import { parseSeed, startService } from '../../../src/service';
+import type { RunningService } from '../../../src/service';
 import { parseGatewayConfig } from './config';
 import { startGateway } from './gateway';
 import type { Gateway } from './gateway';

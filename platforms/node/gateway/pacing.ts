@@ -4,7 +4,7 @@
 // carries what was queued up to its turn. Turns go in the order they were asked for, so after an outage a
 // thousand devices take turns instead of storming the service, and each device sends its backlog oldest
 // first (its queue is FIFO).
-import type { HttpRequest, HttpResult } from '../core/host/host';
+import type { HttpRequest, HttpResult } from '../../../src/core/host/host';
 
 export type RequestFn = (req: HttpRequest) => Promise<HttpResult>;
 

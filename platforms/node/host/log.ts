@@ -3,7 +3,7 @@
 // process warning (`FeedAgentWarning`, printed on stderr unless the program handles 'warning' events or
 // runs with --no-warnings), once per kind, so that an outage does not repeat it at every retry.
 import { debuglog } from 'node:util';
-import type { Log } from '../../src/core/host/host';
+import type { Log } from '../../../src/core/host/host';
 
 const debug = debuglog('feed-agent');
 /** Kinds warned about per host: past this many, a flood of new kinds is not shown either. */

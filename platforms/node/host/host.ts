@@ -2,8 +2,8 @@
 // an agent runs (or, by choice, never do).
 import { performance } from 'node:perf_hooks';
 
-import { chainedTimers } from '../../src/core/host/chained-timers';
-import type { Host, LogLevel, QueueStorage } from '../../src/core/host/host';
+import { chainedTimers } from '../../../src/core/host/chained-timers';
+import type { Host, LogLevel, QueueStorage } from '../../../src/core/host/host';
 import { createHttp } from './http';
 import type { HttpOptions } from './http';
 import { hostLog } from './log';

@@ -3,18 +3,19 @@
 // local service in this process and simulates its demo device. A fleet (`devices` > 1) is the demo fleet
 // (docs/service.md): one agent per device, all through one bounded HTTP pool, its counts summed.
 import { join } from 'node:path';
-import { createAgent } from '../core/agent';
-import type { Agent, AgentStats } from '../core/agent';
-import type { AgentConfig } from '../core/config';
-import { FeedClient } from '../core/wire/client';
-import { ConfigError } from '../core/config';
-import { FeedError } from '../core/wire/errors';
-import type { Host, LogLevel, QueueStorage } from '../core/host/host';
-import type { Resource } from '../core/wire/wire';
-import { createNodeHost, openDurableQueue } from '../../platforms/node';
-import type { DurableQueue } from '../../platforms/node';
-import { DEMO_ACTUATORS, DEMO_RESOURCES, demoFleetDevice, startService } from '../service';
-import type { RunningService } from '../service';
+import { createAgent } from '../../../src/core/agent';
+import type { Agent, AgentStats } from '../../../src/core/agent';
+import type { AgentConfig } from '../../../src/core/config';
+import { FeedClient } from '../../../src/core/wire/client';
+import { ConfigError } from '../../../src/core/config';
+import { FeedError } from '../../../src/core/wire/errors';
+import type { Host, LogLevel, QueueStorage } from '../../../src/core/host/host';
+import type { Resource } from '../../../src/core/wire/wire';
+import { createNodeHost } from '../host/host';
+import { openDurableQueue } from '../storage/durable-queue';
+import type { DurableQueue } from '../storage/durable-queue';
+import { DEMO_ACTUATORS, DEMO_RESOURCES, demoFleetDevice, startService } from '../../../src/service';
+import type { RunningService } from '../../../src/service';
 import type { SimConfig } from './config';
 import { CounterLedger } from './ledger';
 import { planFor } from './plan';

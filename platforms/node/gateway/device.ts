@@ -4,12 +4,12 @@
 // (`CommandWriter`).
 import { join } from 'node:path';
 
-import { createAgent } from '../core/agent';
-import type { Agent, AgentStats } from '../core/agent';
-import type { ActuatorConfig } from '../core/config';
-import type { HttpRequest, LogLevel, SampleValue } from '../core/host/host';
-import { createNodeHost } from '../../platforms/node/host';
-import { openDurableQueue } from '../../platforms/node/durable-queue';
+import { createAgent } from '../../../src/core/agent';
+import type { Agent, AgentStats } from '../../../src/core/agent';
+import type { ActuatorConfig } from '../../../src/core/config';
+import type { HttpRequest, LogLevel, SampleValue } from '../../../src/core/host/host';
+import { createNodeHost } from '../host/host';
+import { openDurableQueue } from '../storage/durable-queue';
 import type { DeviceConfig, GatewayConfig } from './config';
 import type { Paced, RequestFn } from './pacing';
 import type { WindowMemory } from './window-memory';

@@ -3,7 +3,7 @@
 // of it (it may hold a token).
 import { readFileSync } from 'node:fs';
 
-import { JsonTextError, parseJsonText } from '../service/json-text';
+import { JsonTextError, parseJsonText } from '../../../src/service/json-text';
 import { UsageError } from './usage';
 
 /** The file's JSON value; a UsageError when it cannot be read or is not JSON. `what` names it: "the config". */

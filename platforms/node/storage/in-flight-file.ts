@@ -9,7 +9,7 @@
 import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { InFlight } from '../../src/core/host/host';
+import type { InFlight } from '../../../src/core/host/host';
 import { crc32 } from './crc32';
 
 export const IN_FLIGHT_NAME = 'in-flight';

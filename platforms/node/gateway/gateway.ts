@@ -1,8 +1,8 @@
 // The gateway: one process serving many service devices whose readings come from field devices on MQTT
 // and Modbus TCP. One agent and one durable queue per device; one HTTP pool and one rate limit toward the
 // service for all of them. docs/gateway.md tells the config, the guarantees and the limits.
-import { createHttp } from '../../platforms/node/http';
-import type { SampleValue } from '../core/host/host';
+import { createHttp } from '../host/http';
+import type { SampleValue } from '../../../src/core/host/host';
 import type { DeviceConfig, GatewayConfig } from './config';
 import { GatewayDevice } from './device';
 import type { CommandWriter } from './device';

@@ -2,7 +2,7 @@
 // plain line every few seconds, with --json one JSON object per line. Events (start, commands, log lines,
 // the summary) are printed between status updates in the same form. A fleet shows the sum of its
 // devices' counts, and how many there are. Nothing here ever sees the token.
-import type { AgentStats } from '../core/agent';
+import type { AgentStats } from '../../../src/core/agent';
 
 export type StatusMode = 'tty' | 'plain' | 'json';
 

@@ -5,9 +5,9 @@
 // (ladder.ts): a device, and a register, is logged when it starts failing and when it recovers.
 import type ModbusRTU from 'modbus-serial';
 
-import type { Ladder } from '../core/requests/backoff';
-import type { SampleValue } from '../core/host/host';
-import type { RetryLadder } from '../core/requests/retry-ladder';
+import type { Ladder } from '../../../src/core/requests/backoff';
+import type { SampleValue } from '../../../src/core/host/host';
+import type { RetryLadder } from '../../../src/core/requests/retry-ladder';
 import type { CommandTarget, ModbusInput, ModbusSourceConfig } from './config';
 import type { GatewayDevice } from './device';
 import { gatewayLadder } from './ladder';

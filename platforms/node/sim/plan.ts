@@ -1,8 +1,8 @@
 // What to simulate: from a device's resources (read through operation 2) to sensors with a plausible
 // signal inside each subtype's range, plus the actuators whose commands are shown. The interface cannot
 // list a device's resources, so the ids come from the caller (the demo device, --resources, the config).
-import type { ReportConfig } from '../core/config';
-import type { Resource, Subtype } from '../core/wire/wire';
+import type { ReportConfig } from '../../../src/core/config';
+import type { Resource, Subtype } from '../../../src/core/wire/wire';
 import type { SignalSpec } from './signals';
 
 export interface SensorPlan {

@@ -5,7 +5,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-import type { StoredVisit } from '../../src/core/host/host';
+import type { StoredVisit } from '../../../src/core/host/host';
 import { decodeLine, NEWLINE } from './log-record';
 import type { PlainSample } from './plain-sample';
 import { earlierRunTime, wallAnchor } from './sample-time';

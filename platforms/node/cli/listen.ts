@@ -2,7 +2,7 @@
 // checked before anything listens, and the demo devices, whose tokens the README prints, kept on loopback
 // unless asked (--allow-demo-token).
 import { isIP } from 'node:net';
-import { isLoopback } from '../service/access';
+import { isLoopback } from '../../../src/service/access';
 import { blockedPortProblem } from './ports';
 import { integer, UsageError } from './usage';
 

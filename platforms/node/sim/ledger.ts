@@ -8,7 +8,7 @@
 // the highest accepted value is either in the file or still unacknowledged in the queue. Writing the file
 // per ack rather than per append keeps the extra file writes off the per-sample path.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { QueueStorage, SampleValue } from '../core/host/host';
+import type { QueueStorage, SampleValue } from '../../../src/core/host/host';
 
 export class CounterLedger {
   private readonly highest = new Map<number, number>();

@@ -7,7 +7,7 @@
 // a time, a log of an earlier version): the reader then knows no time.
 // Lines, not length-prefixed frames: after a damaged byte the reader picks up again at the next newline,
 // whereas a damaged length field would hide the rest of the file. JSON escapes newlines inside strings.
-import type { SampleValue } from '../../src/core/host/host';
+import type { SampleValue } from '../../../src/core/host/host';
 
 import { crc32 } from './crc32';
 import { plainSample } from './plain-sample';

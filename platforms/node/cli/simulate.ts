@@ -1,8 +1,8 @@
 // `feed-agent simulate`: a simulated device (docs/simulator.md). This file turns flags, environment and
 // config file into settings, and owns the process: signals, output stream and exit code. Bad input is a
 // UsageError (one line on stderr, exit 2, from main); the token is never printed.
-import { ConfigError, isServiceUrl } from '../core/config';
-import { demoFleetDevice, MAX_DEMO_DEVICES } from '../service';
+import { ConfigError, isServiceUrl } from '../../../src/core/config';
+import { demoFleetDevice, MAX_DEMO_DEVICES } from '../../../src/service';
 import { checkSimConfig, SimConfigError } from '../sim/config';
 import type { SimConfig } from '../sim/config';
 import { SIM_UPLINK, SimulationInputError, startSimulation } from '../sim/simulator';

@@ -3,9 +3,9 @@
 // dashboard's URL (docs/dashboard.md).
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LIMITS } from '../core/wire/wire';
-import { checkSeed, DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, startService } from '../service';
-import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../service';
+import { LIMITS } from '../../../src/core/wire/wire';
+import { checkSeed, DEMO_SEED, demoFleetDevice, MAX_DEMO_DEVICES, startService } from '../../../src/service';
+import type { DemoDevice, RunningService, Seed, ServiceOptions } from '../../../src/service';
 import { readJsonFile } from './json-file';
 import { listenHost, listening, listenPort, warnIfExposed } from './listen';
 import { integer, parseOptions, UsageError } from './usage';

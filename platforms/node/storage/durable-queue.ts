@@ -6,7 +6,7 @@
 // full backlog can lose.
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 
-import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../src/core/host/host';
+import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../../src/core/host/host';
 import { InFlightFile } from './in-flight-file';
 import { encodeCheckpoint, encodeSample, scanSegment } from './log-record';
 import { makeDirs } from './make-dirs';

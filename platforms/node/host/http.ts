@@ -16,8 +16,8 @@ import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 
-import { redact } from '../../src/core/wire/errors';
-import type { HttpRequest, HttpResult } from '../../src/core/host/host';
+import { redact } from '../../../src/core/wire/errors';
+import type { HttpRequest, HttpResult } from '../../../src/core/host/host';
 import { tlsFailureInWords } from './tls-words';
 import { WriteWatch } from './write-watch';
 

@@ -1,6 +1,6 @@
 // The simulator's six signals: small generators of readings, each with its parameters, their defaults and
 // their checks in one table, so the config check, the plan and the docs agree on one list.
-import type { SampleValue } from '../core/host/host';
+import type { SampleValue } from '../../../src/core/host/host';
 
 export type SignalSpec =
   | { signal: 'constant'; value: SampleValue }

@@ -1,8 +1,8 @@
 // The simulator's config file (JSON): connection settings, sensors with their signals, actuators, uplink
 // settings. The check lists every problem at once and names each unknown key; the token is never quoted.
-import type { UplinkConfig } from '../core/config';
-import { reportProblems } from '../core/config';
-import { JsonTextError, parseJsonText } from '../service/json-text';
+import type { UplinkConfig } from '../../../src/core/config';
+import { reportProblems } from '../../../src/core/config';
+import { JsonTextError, parseJsonText } from '../../../src/service/json-text';
 import type { ActuatorPlan, Report, SensorPlan } from './plan';
 import { show, SIGNAL_NAMES, signalSpec } from './signals';
 import type { SignalName } from './signals';
