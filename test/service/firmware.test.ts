@@ -25,7 +25,7 @@ describe('serve --firmware DIR', () => {
     writeFileSync(join(dir, '1.10.0.bin'), current);
     writeFileSync(join(dir, 'notes.txt'), 'not an image');
     service = await startService({ firmwareDir: dir });
-    const offer = await (await fetch(service.url + '/firmware')).json();
+    const offer = (await (await fetch(service.url + '/firmware')).json()) as { url: string };
     expect(offer).toEqual({ version: '1.10.0', bytes: current.length, sha256: sha256(current), url: '/firmware/1.10.0.bin' });
     const image = await fetch(service.url + offer.url);
     expect(image.status).toBe(200);
@@ -40,7 +40,7 @@ describe('serve --firmware DIR', () => {
   it('answers 404 for an image that is not there and for a folder with none, 405 for another method', async () => {
     service = await startService({ firmwareDir: mkdtempSync(join(tmpdir(), 'firmware-')) });
     const none = await fetch(service.url + '/firmware');
-    expect([none.status, (await none.json()).message]).toEqual([404, 'no firmware image is served (the folder holds no <version>.bin)']);
+    expect([none.status, ((await none.json()) as { message: string }).message]).toEqual([404, 'no firmware image is served (the folder holds no <version>.bin)']);
     expect((await fetch(service.url + '/firmware/2.0.0.bin')).status).toBe(404);
     expect((await fetch(service.url + '/firmware/../../etc/passwd')).status).toBe(404);
     const post = await fetch(service.url + '/firmware', { method: 'POST' });

@@ -3,7 +3,7 @@
 // from the format as ESP-IDF documents and parses it (its nvs_partition_tool): 4 KB pages, each a 32-byte
 // header, a 32-byte bitmap of entry states, and 126 entries of 32 bytes; a string is one entry that
 // names it, then its bytes (NUL included) in the entries after it.
-import { crc32 } from '../crc32';
+import { crc32 } from '../storage/crc32';
 
 /** NVS's CRC: zlib's crc32(data, 0xffffffff), as ESP-IDF computes and checks it. */
 const nvsCrc = (bytes: Uint8Array, start = 0, end = bytes.length): number => crc32(bytes, start, end, 0xffffffff);
