@@ -1,6 +1,7 @@
 // The feed-agent command line: `feed-agent <command> [options]`. A command is one import and one entry
 // in COMMANDS; each parses its own options and prints its own help.
 import { gateway } from './gateway';
+import { provision } from './provision';
 import { serve } from './serve';
 import { simulate } from './simulate';
 import { EXIT_USAGE, UsageError } from './usage';
@@ -14,7 +15,7 @@ interface Command {
   run(args: string[]): Promise<void>;
 }
 
-const COMMANDS: Record<string, Command> = { serve, simulate, gateway };
+const COMMANDS: Record<string, Command> = { serve, simulate, gateway, provision };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);

@@ -28,6 +28,8 @@ const HELP = `usage: feed-agent serve [options]
                           loopback host, a random one, printed, on any other
   --allow-demo-token      without --seed, serve the demo devices on a --host other than loopback: their
                           tokens are printed in the README, so anyone who reaches the port can write
+  --firmware DIR          serve the firmware images of DIR, each named <version>.bin, for updates over
+                          the air: GET /firmware offers the newest (docs/interface.md, "Firmware updates")
 
 With --seed, SIGUSR2 applies the file again (e.g. a device's new token). SIGINT or SIGTERM stops;
 SIGHUP (the terminal closed) ends it. Exit status: 0 after a stop, 2 on bad input (an option, a seed file,
@@ -52,6 +54,7 @@ async function runServe(args: string[]): Promise<void> {
     'rate-limit': { type: 'string' },
     password: { type: 'string' },
     'allow-demo-token': { type: 'boolean' },
+    firmware: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
@@ -66,6 +69,7 @@ async function runServe(args: string[]): Promise<void> {
     dashboard: { password },
     port: listenPort(values.port),
     dbFile: values.db === undefined ? undefined : dbFile(values.db),
+    firmwareDir: values.firmware === undefined ? undefined : firmwareDir(values.firmware),
     limits: {
       ...(values['max-ids'] !== undefined && { maxIdsInPath: integer(values['max-ids'], '--max-ids', 1) }),
       ...(values['max-elements'] !== undefined && { maxBatchElements: integer(values['max-elements'], '--max-elements', 1) }),
@@ -90,6 +94,7 @@ async function runServe(args: string[]): Promise<void> {
   // end it (freeing its port and its --db file) as it ends any program. SIGUSR1 is Node's debugger's.
   process.on('SIGUSR2', () => reload(service, values.seed));
   console.log(`listening on ${service.url}`);
+  if (options.firmwareDir !== undefined) console.log(`firmware ${service.url}/firmware  (the images of ${options.firmwareDir})`);
   const dashboard = service.dashboard!;
   // A password given by flag or environment is the user's own: it is not printed back.
   const access = dashboard.password === null ? '' : password === undefined ? `  (password ${dashboard.password}, any user name)` : '  (with your password)';
@@ -102,14 +107,22 @@ async function runServe(args: string[]): Promise<void> {
 /** --db FILE: its directory must exist (SQLite creates the file, not the folders). */
 function dbFile(file: string): string {
   const dir = dirname(file);
-  let isDir: boolean;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    isDir = false;
-  }
-  if (!isDir) throw new UsageError(`--db ${file}: the directory ${dir} does not exist`);
+  if (!isFolder(dir)) throw new UsageError(`--db ${file}: the directory ${dir} does not exist`);
   return file;
+}
+
+/** --firmware DIR: a folder that is there. */
+function firmwareDir(dir: string): string {
+  if (!isFolder(dir)) throw new UsageError(`--firmware ${dir}: not a folder`);
+  return dir;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** --rate-limit RPS[:BURST]. */
