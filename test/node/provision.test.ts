@@ -22,14 +22,15 @@ describe('checkIdentity', () => {
 
   it('names each bad field on a line of its own, and never repeats the token', () => {
     const token = TOKEN.slice(1);
-    const { problems } = checkIdentity({ publicKey: KEY + 'AB', token, url: 'example.com', ssid: 'x'.repeat(33), password: 'short', colour: 'red' }) as { problems: string[] };
+    const { problems } = checkIdentity({ publicKey: KEY + 'AB', token, url: 'example.com', resources: 'uptime=201', ssid: 'x'.repeat(33), password: 'short', colour: 'red' }) as { problems: string[] };
     expect(problems).toEqual([
-      'colour: not a field (fields: publicKey, token, url, ssid, password, ca, update)',
+      'colour: not a field (fields: publicKey, token, url, resources, ssid, password, ca, update)',
       'publicKey: expected 24 hexadecimal digits, got 26 hexadecimal digits ("' + KEY + 'AB")',
       'token: expected 24 hexadecimal digits, got 23 hexadecimal digits',
       'url: expected http(s)://host[:port][/path], without query or fragment, got "example.com"',
       'ssid: 33 bytes, at most 32',
       'password: expected 8 to 63 characters (WPA2), got 5',
+      'resources: expected role:id pairs, e.g. uptime:201,heap:202,command:204, got "uptime=201"',
     ]);
     expect(problems.join('\n')).not.toContain(token);
     expect((checkIdentity({ publicKey: KEY, token: 'not hex at all, secret!', url: 'http://a' }) as { problems: string[] }).problems).toEqual(['token: expected 24 hexadecimal digits, got a character that is not a hexadecimal digit']);
@@ -62,9 +63,9 @@ describe('parseFleetCsv', () => {
         'fleet.csv line 5: 1 fields, the header has 3',
       ],
     });
-    expect(parseFleetCsv('publicKey,tokn,url\n', 'f.csv')).toEqual({ problems: ['f.csv line 1: unknown column "tokn" (columns: publicKey, token, url, ssid, password, ca, update)'] });
+    expect(parseFleetCsv('publicKey,tokn,url\n', 'f.csv')).toEqual({ problems: ['f.csv line 1: unknown column "tokn" (columns: publicKey, token, url, resources, ssid, password, ca, update)'] });
     expect(parseFleetCsv('publicKey,"token\n', 'f.csv')).toEqual({ problems: ['f.csv: a quote opened on line 1 is never closed'] });
-    expect(parseFleetCsv('', 'f.csv').problems).toEqual(['f.csv: empty (expected a header row: publicKey,token,url,ssid,password,ca,update)']);
+    expect(parseFleetCsv('', 'f.csv').problems).toEqual(['f.csv: empty (expected a header row: publicKey,token,url,resources,ssid,password,ca,update)']);
   });
 });
 

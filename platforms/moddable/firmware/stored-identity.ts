@@ -6,7 +6,7 @@ import Preference from 'preference';
 
 /** The preference domain, an NVS namespace on the ESP32: feed-agent's provisioning writes this one. */
 const DOMAIN = 'feed-agent';
-const KEYS = Object.freeze(['publicKey', 'token', 'url', 'ssid', 'password', 'ca', 'update']);
+const KEYS = Object.freeze(['publicKey', 'token', 'url', 'resources', 'ssid', 'password', 'ca', 'update']);
 
 export interface StoredConfig {
   /** The build's config with every stored key over it. */

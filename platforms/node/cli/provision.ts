@@ -22,6 +22,7 @@ Fields (each also a column of FLEET.csv, whose first row names its columns):
   --publicKey KEY  the device's public key: 24 hexadecimal digits
   --token TOKEN    its token: 24 hexadecimal digits (or the environment's FEED_AGENT_TOKEN)
   --url URL        the service: http(s)://host[:port][/path]
+  --resources IDS  the device's resource ids by role, as the firmware's resources key: uptime:201,heap:202
   --ssid SSID      the Wi-Fi network (at most 32 bytes), and --password PASSWORD (8 to 63 characters)
   --ca NAME        the DER resource of a private CA in the image (e.g. my-root.der)
   --update URL     where the device looks for firmware updates (ESP32; e.g. http://host/firmware)
@@ -47,6 +48,7 @@ async function runProvision(args: string[]): Promise<void> {
     publicKey: { type: 'string' },
     token: { type: 'string' },
     url: { type: 'string' },
+    resources: { type: 'string' },
     ssid: { type: 'string' },
     password: { type: 'string' },
     ca: { type: 'string' },

@@ -13,13 +13,18 @@ export interface Identity {
   /** Wi-Fi network and passphrase; absent on a board with Ethernet. */
   ssid?: string;
   password?: string;
+  /**
+   * The device's resource ids by role (`uptime:201,heap:202,command:204`), the firmware's `resources` key:
+   * ids belong to one device, so a fleet's image cannot carry them.
+   */
+  resources?: string;
   /** The name of the DER resource of the CA that signed the service's chain (an https url). */
   ca?: string;
   /** Where the device looks for a firmware update (`feed-agent serve --firmware DIR` serves /firmware). */
   update?: string;
 }
 
-export const IDENTITY_FIELDS = ['publicKey', 'token', 'url', 'ssid', 'password', 'ca', 'update'] as const;
+export const IDENTITY_FIELDS = ['publicKey', 'token', 'url', 'resources', 'ssid', 'password', 'ca', 'update'] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
 const REQUIRED: readonly IdentityField[] = ['publicKey', 'token', 'url'];
 
@@ -60,11 +65,13 @@ export function checkIdentity(fields: Partial<Record<string, string>>): Checked 
   const password = value('password');
   if (password !== undefined && ssid === undefined) problems.push('password: given without an ssid');
   if (password !== undefined && (password.length < 8 || password.length > 63)) problems.push('password: expected 8 to 63 characters (WPA2), got ' + password.length);
+  const resources = value('resources');
+  if (resources !== undefined && !/^[a-z]+:[1-9]\d*(,[a-z]+:[1-9]\d*)*$/.test(resources)) problems.push('resources: expected role:id pairs, e.g. uptime:201,heap:202,command:204, got "' + resources + '"');
   const ca = value('ca');
   if (ca !== undefined && !/^[\w.-]+\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
   if (problems.length > 0) return { problems };
   const identity: Identity = { publicKey: value('publicKey')!, token: value('token')!, url: url! };
-  for (const name of ['ssid', 'password', 'ca', 'update'] as const) {
+  for (const name of ['resources', 'ssid', 'password', 'ca', 'update'] as const) {
     const v = value(name);
     if (v !== undefined) identity[name] = v;
   }
