@@ -806,6 +806,31 @@ describe('durable storage contract', () => {
     }
   });
 
+  it('counts a storage that fails to keep the batch out, or to give it back, and delivers all the same', async () => {
+    const { storage } = memoryStorage();
+    storage.sending = () => {
+      throw new Error('disk gone');
+    };
+    storage.inFlight = () => {
+      throw new Error('disk gone');
+    };
+    const first = setup({}, {}, { storage });
+    first.service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    await first.agent.start();
+    fill(first.agent, 3);
+    void first.agent.flush();
+    await first.clock.advance(0);
+    expect(first.agent.stats().storageErrors).toBe(1);
+    // A new agent on the same storage: the batch that was out cannot be read, so it is sent as any other.
+    const second = setup({}, {}, { storage });
+    await second.agent.start();
+    expect(second.agent.stats().storageErrors).toBe(1);
+    await second.agent.flush();
+    await second.clock.advance(0);
+    expect(second.service.stored(1)).toEqual([0, 1, 2]);
+    expect(second.agent.stats().storageErrors).toBe(2);
+  });
+
   it('writes each sample as the queue holds it, strings too, and an eviction is acknowledged at once', async () => {
     const { storage, log, ops } = memoryStorage();
     const { agent } = setup({}, { queue: 3 }, { storage });

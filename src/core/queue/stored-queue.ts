@@ -83,7 +83,7 @@ export class StoredQueue {
     this.counters = parts.counters;
     this.log = parts.log;
     this.head = parts.head;
-    this.kept = storage === undefined ? null : new KeptBatch(storage, parts.reconciler, (e) => this.failed(e));
+    this.kept = storage === undefined ? null : new KeptBatch(storage, parts.reconciler);
     this.spillEvery = storage?.spillEvery ?? 0;
     this.holdsBacklog = storage?.read !== undefined;
     this.dropOldest = parts.overflow === 'drop-oldest';
@@ -174,7 +174,8 @@ export class StoredQueue {
 
   /** An operation-4 request carrying the first `n` queued samples is about to go out (kept-batch.ts). */
   sending(n: number): void {
-    this.kept?.sending(n, this.queue);
+    const kept = this.kept;
+    if (kept !== null) this.store(() => kept.sending(n, this.queue));
   }
 
   /**
@@ -212,7 +213,8 @@ export class StoredQueue {
         (this.behind > 0 ? ' (' + this.behind + ' of them wait in storage until the queue has room)' : ''));
     }
     this.checkpoint();
-    const b = restored > 0 && this.kept !== null ? this.kept.restored(this.queue) : null;
+    let b = null as InFlight | null;
+    if (restored > 0) this.store(() => (b = (this.kept as KeptBatch).restored(q)));
     if (b !== null) this.log('info', 'a batch of ' + b.count + ' samples was out in a request when the last run ended: it is read back before it is sent again');
     return b;
   }
