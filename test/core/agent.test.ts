@@ -11,6 +11,7 @@ import type { FakeResource } from '../support/fake-service';
 import { fakeAgent, newClock } from '../support/fake-agent';
 import type { FakeAgentOptions } from '../support/fake-agent';
 import type { VirtualClock } from '../support/virtual-clock';
+import { memoryBacklog } from '../support/memory-backlog';
 
 const RESOURCES: FakeResource[] = [
   { id: 1, begin: 0, end: 1_000_000 },
@@ -789,6 +790,54 @@ describe('durable storage contract', () => {
     await second.clock.advance(0);
     expect(second.service.stored(1)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(acked()).toBe(5);
+  });
+
+  it('refuses a string longer than the string pool, by its UTF-8 bytes, in memory and with a backlog', async () => {
+    for (const storage of [undefined, memoryBacklog(8, 100)]) {
+      const { agent } = setup({}, { queue: 2, stringBytes: 2 }, { storage });
+      await agent.start();
+      // With a backlog, a full window sends the sample to storage: it is refused there too.
+      if (storage !== undefined) fill(agent, 3);
+      expect(agent.record(4, 'on')).toBe('queued');
+      expect(agent.record(4, 'off')).toBe('refused');
+      expect(agent.lastRefusal).toBe('resource 4: string of 3 bytes (UTF-8) is too large for the queue');
+      expect(agent.stats().rejectedInvalid).toBe(1);
+      await agent.stop();
+    }
+  });
+
+  it('counts a storage that fails to keep the batch out, or to give it back, and delivers all the same', async () => {
+    const { storage } = memoryStorage();
+    storage.sending = () => {
+      throw new Error('disk gone');
+    };
+    storage.inFlight = () => {
+      throw new Error('disk gone');
+    };
+    const first = setup({}, {}, { storage });
+    first.service.faultFor = () => ({ kind: 'network', maybeDelivered: false });
+    await first.agent.start();
+    fill(first.agent, 3);
+    void first.agent.flush();
+    await first.clock.advance(0);
+    expect(first.agent.stats().storageErrors).toBe(1);
+    // A new agent on the same storage: the batch that was out cannot be read, so it is sent as any other.
+    const second = setup({}, {}, { storage });
+    await second.agent.start();
+    expect(second.agent.stats().storageErrors).toBe(1);
+    await second.agent.flush();
+    await second.clock.advance(0);
+    expect(second.service.stored(1)).toEqual([0, 1, 2]);
+    expect(second.agent.stats().storageErrors).toBe(2);
+  });
+
+  it('writes each sample as the queue holds it, strings too, and an eviction is acknowledged at once', async () => {
+    const { storage, log, ops } = memoryStorage();
+    const { agent } = setup({}, { queue: 3 }, { storage });
+    await agent.start();
+    for (const [resource, value] of [[4, 'on'], [1, 7], [4, 'off'], [4, 'on']] as const) expect(agent.record(resource, value)).toBe('queued');
+    expect(log.map((r) => [r.seq, r.resource, r.value])).toEqual([[0, 4, 'on'], [1, 1, 7], [2, 4, 'off'], [3, 4, 'on']]);
+    expect(ops).toEqual(['append 0', 'append 1', 'append 2', 'append 3', 'ack 0']);
   });
 });
 

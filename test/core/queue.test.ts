@@ -12,7 +12,7 @@ import { FIRST_SLOTS } from '../../src/core/queue/lent-memory';
 import { createRandom } from '../../src/core/host/random';
 import { asciiRead, utf8Length, utf8Read, utf8Write } from '../../src/core/wire/utf8';
 import type { SampleValue } from '../../src/core/host/host';
-import { encode, take } from '../support/queue-body';
+import { encode, push, take } from '../support/queue-body';
 
 /** The time of the fast lane's samples; `push` takes its own. */
 const clock = { now: (): number => 0 };
@@ -35,7 +35,7 @@ describe('SampleQueue basics', () => {
     for (let round = 0; round < 200; round++) {
       const pushes = 1 + (round % 5);
       for (let k = 0; k < pushes && q.length < 5; k++, next++) {
-        expect(q.push(1 + (next % 3), next * 0.5, 1000 + next, next)).toBe(PUSHED);
+        expect(push(q, 1 + (next % 3), next * 0.5, 1000 + next, next)).toBe(PUSHED);
       }
       const take = 1 + ((round * 7) % q.length);
       for (let i = 0; i < take; i++) {
@@ -55,10 +55,10 @@ describe('SampleQueue basics', () => {
   it('tracks highWater, length and oldestAt', () => {
     const q = make({ capacity: 8 });
     expect(q.oldestAt()).toBe(-1);
-    for (let i = 0; i < 6; i++) q.push(1, i, 10 + i, 0);
+    for (let i = 0; i < 6; i++) push(q, 1, i, 10 + i, 0);
     q.shift(4);
     expect(q.oldestAt()).toBe(14);
-    for (let i = 0; i < 3; i++) q.push(1, i, 20 + i, 0);
+    for (let i = 0; i < 3; i++) push(q, 1, i, 20 + i, 0);
     expect(q.length).toBe(5);
     expect(q.highWater).toBe(6);
     q.shift(q.length);
@@ -80,7 +80,7 @@ describe('SampleQueue basics', () => {
   it('stores booleans, -0 and extreme numbers exactly', () => {
     const q = make({ capacity: 8 });
     const vs = [true, false, -0, 5e-324, 1e21, -(2 ** 53) + 1, Number.MAX_VALUE, 0.1];
-    for (const v of vs) q.push(7, v, 0, 0);
+    for (const v of vs) push(q, 7, v, 0, 0);
     expect(values(q)).toEqual(vs);
     expect(Object.is(q.valueAt(2), -0)).toBe(true);
     expect(encode(q, 0, 8)).toBe(naive(vs.map((value) => ({ resource: 7, value }))));
@@ -88,7 +88,7 @@ describe('SampleQueue basics', () => {
 
   it('seqAt is -1 without seq, and memory follows the options', () => {
     const q = make({ capacity: 10, stringBytes: 100 });
-    q.push(1, 1, 0, 42);
+    push(q, 1, 1, 0, 42);
     expect(q.seqAt(0)).toBe(-1);
     const withSeq = make({ capacity: 10, stringBytes: 100, withSeq: true });
     expect(withSeq.bytes - q.bytes).toBe(80);
@@ -106,8 +106,8 @@ describe('SampleQueue basics', () => {
     const b = make({ capacity: 8, stringBytes: 16, withSeq: true, memory: lend(2) });
     expect(asked).toEqual([bytes, bytes]);
     for (let i = 0; i < 20; i++) {
-      a.push(1, i, i, i);
-      b.push(2, 'b' + i, i, 100 + i);
+      push(a, 1, i, i, i);
+      push(b, 2, 'b' + i, i, 100 + i);
     }
     expect(values(a)).toEqual([12, 13, 14, 15, 16, 17, 18, 19]);
     expect(values(b).slice(-2)).toEqual(['b18', 'b19']);
@@ -124,10 +124,10 @@ describe('SampleQueue basics', () => {
     expect(() => make({ overflow: 'drop' as OverflowPolicy })).toThrow(RangeError);
     expect(() => make({ capacity: 1, stringBytes: 0 })).not.toThrow();
     const q = make();
-    q.push(1, 1, 0, 0);
-    for (const r of [0, -1, 1.5, 2 ** 32]) expect(() => q.push(r, 1, 0, 0)).toThrow(RangeError);
-    for (const v of [NaN, Infinity, -Infinity]) expect(() => q.push(1, v, 0, 0)).toThrow(RangeError);
-    expect(() => q.push(1, null as unknown as SampleValue, 0, 0)).toThrow(TypeError);
+    push(q, 1, 1, 0, 0);
+    for (const r of [0, -1, 1.5, 2 ** 32]) expect(() => push(q, r, 1, 0, 0)).toThrow(RangeError);
+    for (const v of [NaN, Infinity, -Infinity]) expect(() => push(q, 1, v, 0, 0)).toThrow(RangeError);
+    expect(() => push(q, 1, null as unknown as SampleValue, 0, 0)).toThrow(TypeError);
     expect(() => q.valueAt(1)).toThrow(RangeError);
     expect(() => q.resourceAt(-1)).toThrow(RangeError);
     expect(() => q.lock(2)).toThrow(RangeError);
@@ -141,19 +141,19 @@ describe('SampleQueue basics', () => {
 describe('overflow', () => {
   it('drop-newest refuses the new sample and counts it', () => {
     const q = make({ capacity: 3, overflow: 'drop-newest' });
-    for (let i = 0; i < 3; i++) expect(q.push(1, i, 0, 0)).toBe(PUSHED);
-    for (let i = 3; i < 8; i++) expect(q.push(1, i, 0, 0)).toBe(DROPPED_NEW);
+    for (let i = 0; i < 3; i++) expect(push(q, 1, i, 0, 0)).toBe(PUSHED);
+    for (let i = 3; i < 8; i++) expect(push(q, 1, i, 0, 0)).toBe(DROPPED_NEW);
     expect(values(q)).toEqual([0, 1, 2]);
     expect(q.droppedOverflow).toBe(5);
     q.shift(1);
-    expect(q.push(1, 9, 0, 0)).toBe(PUSHED);
+    expect(push(q, 1, 9, 0, 0)).toBe(PUSHED);
     expect(values(q)).toEqual([1, 2, 9]);
     expect(q.droppedOverflow).toBe(5);
   });
 
   it('drop-oldest evicts the head when nothing is locked', () => {
     const q = make({ capacity: 3 });
-    for (let i = 0; i < 10; i++) expect(q.push(1, i, i, 0)).toBe(i < 3 ? PUSHED : PUSHED_EVICTED);
+    for (let i = 0; i < 10; i++) expect(push(q, 1, i, i, 0)).toBe(i < 3 ? PUSHED : PUSHED_EVICTED);
     expect(values(q)).toEqual([7, 8, 9]);
     expect(q.oldestAt()).toBe(7);
     expect(q.droppedOverflow).toBe(7);
@@ -162,15 +162,15 @@ describe('overflow', () => {
 
   it('drop-oldest evicts the first unlocked sample and keeps the order of the rest', () => {
     const q = make({ capacity: 5, withSeq: true });
-    for (let i = 0; i < 5; i++) q.push(10 + i, i, 100 + i, i);
+    for (let i = 0; i < 5; i++) push(q, 10 + i, i, 100 + i, i);
     q.lock(2);
-    expect(q.push(20, 5, 105, 5)).toBe(PUSHED_EVICTED);
+    expect(push(q, 20, 5, 105, 5)).toBe(PUSHED_EVICTED);
     expect(values(q)).toEqual([0, 1, 3, 4, 5]);
     expect(resources(q)).toEqual([10, 11, 13, 14, 20]);
     expect(Array.from({ length: 5 }, (_, i) => q.seqAt(i))).toEqual([0, 1, 3, 4, 5]);
     expect(Array.from({ length: 5 }, (_, i) => q.atAt(i))).toEqual([100, 101, 103, 104, 105]);
     expect(q.inFlight).toBe(2);
-    expect(q.push(20, 6, 106, 6)).toBe(PUSHED_EVICTED);
+    expect(push(q, 20, 6, 106, 6)).toBe(PUSHED_EVICTED);
     expect(values(q)).toEqual([0, 1, 4, 5, 6]);
     // The request is acknowledged: its two samples go, the rest stays in order.
     q.shift(2);
@@ -181,37 +181,37 @@ describe('overflow', () => {
 
   it('drop-oldest behind a locked string slides it forward and still encodes it as a string', () => {
     const q = make({ capacity: 3, stringBytes: 8 });
-    q.push(1, 'on', 0, 0);
-    q.push(1, 7, 0, 0);
-    q.push(1, 8, 0, 0);
+    push(q, 1, 'on', 0, 0);
+    push(q, 1, 7, 0, 0);
+    push(q, 1, 8, 0, 0);
     q.lock(1);
     // 7 goes; the locked string moves one slot on, the head with it.
-    expect(q.push(1, 9, 0, 0)).toBe(PUSHED_EVICTED);
+    expect(push(q, 1, 9, 0, 0)).toBe(PUSHED_EVICTED);
     expect(encode(q, 0, 3)).toBe(naive([{ resource: 1, value: 'on' }, { resource: 1, value: 8 }, { resource: 1, value: 9 }]));
   });
 
   it('drop-oldest refuses the new sample when every queued sample is in flight', () => {
     const q = make({ capacity: 3 });
-    for (let i = 0; i < 3; i++) q.push(1, i, 0, 0);
+    for (let i = 0; i < 3; i++) push(q, 1, i, 0, 0);
     q.lock(3);
-    expect(q.push(1, 3, 0, 0)).toBe(DROPPED_NEW);
+    expect(push(q, 1, 3, 0, 0)).toBe(DROPPED_NEW);
     expect(values(q)).toEqual([0, 1, 2]);
     expect(q.droppedOverflow).toBe(1);
     q.lock(0);
-    expect(q.push(1, 4, 0, 0)).toBe(PUSHED_EVICTED);
+    expect(push(q, 1, 4, 0, 0)).toBe(PUSHED_EVICTED);
     expect(values(q)).toEqual([1, 2, 4]);
     expect(q.droppedOverflow).toBe(2);
   });
 
   it('shift after lock clamps the lock', () => {
     const q = make({ capacity: 6 });
-    for (let i = 0; i < 6; i++) q.push(1, i, 0, 0);
+    for (let i = 0; i < 6; i++) push(q, 1, i, 0, 0);
     q.lock(4);
     q.shift(1);
     expect(q.inFlight).toBe(3);
     q.shift(5);
     expect(q.inFlight).toBe(0);
-    q.push(1, 1, 0, 0);
+    push(q, 1, 1, 0, 0);
     q.lock(1);
     q.shift(q.length);
     expect(q.inFlight).toBe(0);
@@ -222,7 +222,7 @@ describe('string pool', () => {
   it('round-trips ASCII, accents, CJK, emoji and lone surrogates', () => {
     const texts = ['hello', '', 'café crème', '温度传感器', '🌡️ 21.5°C 🔥', 'a\ud800b', '\udc00', 'end\ud83d', '"\\\n\u0000\u001f'];
     const q = make({ capacity: texts.length, stringBytes: 200 });
-    for (const t of texts) expect(q.push(3, t, 0, 0)).toBe(PUSHED);
+    for (const t of texts) expect(push(q, 3, t, 0, 0)).toBe(PUSHED);
     expect(values(q)).toEqual(texts.map(wellFormed));
     expect(encode(q, 0, texts.length)).toBe(naive(texts.map((t) => ({ resource: 3, value: wellFormed(t) }))));
   });
@@ -250,9 +250,9 @@ describe('string pool', () => {
   it('reads ASCII strings longer than a decoding chunk, across the pool end', () => {
     const q = make({ capacity: 4, stringBytes: 300, overflow: 'drop-newest' });
     const long = Array.from({ length: 200 }, (_, i) => String.fromCharCode(32 + (i % 95))).join('');
-    q.push(1, 'x'.repeat(250), 0, 0);
+    push(q, 1, 'x'.repeat(250), 0, 0);
     q.shift(1);
-    expect(q.push(1, long, 0, 0)).toBe(PUSHED);
+    expect(push(q, 1, long, 0, 0)).toBe(PUSHED);
     expect(q.valueAt(0)).toBe(long);
     expect(encode(q, 0, 1)).toBe(naive([{ resource: 1, value: long }]));
     const ring = new Uint8Array(150);
@@ -265,9 +265,9 @@ describe('string pool', () => {
     for (let round = 0; round < 50; round++) {
       const a = 'abc'.slice(0, 1 + (round % 3));
       const b = 'wxyz'.slice(round % 4);
-      expect(q.push(1, a, 0, 0)).toBe(PUSHED);
-      expect(q.push(2, 7, 0, 0)).toBe(PUSHED);
-      expect(q.push(3, b, 0, 0)).toBe(PUSHED);
+      expect(push(q, 1, a, 0, 0)).toBe(PUSHED);
+      expect(push(q, 2, 7, 0, 0)).toBe(PUSHED);
+      expect(push(q, 3, b, 0, 0)).toBe(PUSHED);
       expect(values(q)).toEqual([a, 7, b]);
       q.shift(3);
     }
@@ -276,24 +276,24 @@ describe('string pool', () => {
 
   it('refuses a string that can never fit with TOO_LARGE, uncounted', () => {
     const q = make({ capacity: 4, stringBytes: 6, overflow: 'drop-oldest' });
-    q.push(1, 'abc', 0, 0);
-    expect(q.push(1, 'abcdefg', 0, 0)).toBe(TOO_LARGE);
-    expect(q.push(1, 'ééé', 0, 0)).toBe(PUSHED_EVICTED);
-    expect(q.push(1, 'éééé', 0, 0)).toBe(TOO_LARGE);
+    push(q, 1, 'abc', 0, 0);
+    expect(push(q, 1, 'abcdefg', 0, 0)).toBe(TOO_LARGE);
+    expect(push(q, 1, 'ééé', 0, 0)).toBe(PUSHED_EVICTED);
+    expect(push(q, 1, 'éééé', 0, 0)).toBe(TOO_LARGE);
     expect(values(q)).toEqual(['ééé']);
     expect(q.droppedOverflow).toBe(1);
     const none = make({ stringBytes: 0 });
-    expect(none.push(1, 'a', 0, 0)).toBe(TOO_LARGE);
-    expect(none.push(1, '', 0, 0)).toBe(PUSHED);
+    expect(push(none, 1, 'a', 0, 0)).toBe(TOO_LARGE);
+    expect(push(none, 1, '', 0, 0)).toBe(PUSHED);
     expect(encode(none, 0, 1)).toBe('[{"id_resource":1,"input":""}]');
   });
 
   it('drop-newest refuses a string when the pool is full', () => {
     const q = make({ capacity: 8, stringBytes: 8, overflow: 'drop-newest' });
-    expect(q.push(1, 'abcde', 0, 0)).toBe(PUSHED);
-    expect(q.push(1, 'abcd', 0, 0)).toBe(DROPPED_NEW);
-    expect(q.push(1, 'abc', 0, 0)).toBe(PUSHED);
-    expect(q.push(1, 1, 0, 0)).toBe(PUSHED);
+    expect(push(q, 1, 'abcde', 0, 0)).toBe(PUSHED);
+    expect(push(q, 1, 'abcd', 0, 0)).toBe(DROPPED_NEW);
+    expect(push(q, 1, 'abc', 0, 0)).toBe(PUSHED);
+    expect(push(q, 1, 1, 0, 0)).toBe(PUSHED);
     expect(values(q)).toEqual(['abcde', 'abc', 1]);
     expect(q.droppedOverflow).toBe(1);
   });
@@ -301,11 +301,11 @@ describe('string pool', () => {
   it('overflow behind a locked batch keeps every sample in order, through an acknowledgement or a failure', () => {
     for (const outcome of ['acknowledged', 'failed'] as const) {
       const q = make({ capacity: 6 });
-      for (let i = 0; i < 6; i++) q.push(10 + i, i, i, 0);
+      for (let i = 0; i < 6; i++) push(q, 10 + i, i, i, 0);
       q.lock(4);
       // Each new sample evicts the oldest unlocked one; the locked four stay, readable in their order.
       for (let i = 6; i < 13; i++) {
-        expect(q.push(10 + i, i, i, 0)).toBe(PUSHED_EVICTED);
+        expect(push(q, 10 + i, i, i, 0)).toBe(PUSHED_EVICTED);
         expect(values(q)).toEqual([0, 1, 2, 3, i - 1, i]);
         expect(resources(q)).toEqual([10, 11, 12, 13, 9 + i, 10 + i]);
       }
@@ -316,7 +316,7 @@ describe('string pool', () => {
       } else {
         q.lock(0);
         expect(encode(q, 0, 6)).toBe(naive([0, 1, 2, 3, 11, 12].map((v) => ({ resource: 10 + v, value: v }))));
-        expect(q.push(30, 30, 30, 0)).toBe(PUSHED_EVICTED);
+        expect(push(q, 30, 30, 30, 0)).toBe(PUSHED_EVICTED);
         expect(values(q)).toEqual([1, 2, 3, 11, 12, 30]);
       }
       expect(q.droppedOverflow).toBe(outcome === 'acknowledged' ? 7 : 8);
@@ -325,11 +325,11 @@ describe('string pool', () => {
 
   it('drop-oldest evicts as many old samples as the bytes need', () => {
     const q = make({ capacity: 8, stringBytes: 10 });
-    q.push(1, 'aa', 0, 0);
-    q.push(1, 1, 0, 0);
-    q.push(1, 'bbb', 0, 0);
-    q.push(1, 'cc', 0, 0);
-    expect(q.push(1, 'dddddd', 0, 0)).toBe(PUSHED_EVICTED);
+    push(q, 1, 'aa', 0, 0);
+    push(q, 1, 1, 0, 0);
+    push(q, 1, 'bbb', 0, 0);
+    push(q, 1, 'cc', 0, 0);
+    expect(push(q, 1, 'dddddd', 0, 0)).toBe(PUSHED_EVICTED);
     // 'aa', 1 and 'bbb' had to go to free 6 bytes; 'cc' stays.
     expect(values(q)).toEqual(['cc', 'dddddd']);
     expect(q.droppedOverflow).toBe(3);
@@ -338,25 +338,25 @@ describe('string pool', () => {
   it('eviction behind locked strings closes the hole, also across the pool end', () => {
     const q = make({ capacity: 8, stringBytes: 12, withSeq: true });
     // Move the pool tail near the end so that the locked strings wrap.
-    q.push(1, 'zzzzzzzzz', 0, 0);
+    push(q, 1, 'zzzzzzzzz', 0, 0);
     q.shift(1);
-    q.push(1, 'ab', 0, 1);
-    q.push(2, 5, 0, 2);
-    q.push(1, 'cdef', 0, 3);
-    q.push(1, 'ghi', 0, 4);
-    q.push(1, 'jk', 0, 5);
+    push(q, 1, 'ab', 0, 1);
+    push(q, 2, 5, 0, 2);
+    push(q, 1, 'cdef', 0, 3);
+    push(q, 1, 'ghi', 0, 4);
+    push(q, 1, 'jk', 0, 5);
     q.lock(3);
     // 11 of 12 bytes used; 'lmn' needs 2 more: 'ghi' (the first unlocked) goes.
-    expect(q.push(1, 'lmn', 0, 6)).toBe(PUSHED_EVICTED);
+    expect(push(q, 1, 'lmn', 0, 6)).toBe(PUSHED_EVICTED);
     expect(values(q)).toEqual(['ab', 5, 'cdef', 'jk', 'lmn']);
     expect(Array.from({ length: 5 }, (_, i) => q.seqAt(i))).toEqual([1, 2, 3, 5, 6]);
-    expect(q.push(1, 'opq', 0, 7)).toBe(PUSHED_EVICTED);
+    expect(push(q, 1, 'opq', 0, 7)).toBe(PUSHED_EVICTED);
     expect(values(q)).toEqual(['ab', 5, 'cdef', 'lmn', 'opq']);
     // The locked strings fill half the pool: a string that needs more than the rest is refused.
-    expect(q.push(1, 'rstuvwx', 0, 8)).toBe(DROPPED_NEW);
+    expect(push(q, 1, 'rstuvwx', 0, 8)).toBe(DROPPED_NEW);
     expect(values(q)).toEqual(['ab', 5, 'cdef', 'lmn', 'opq']);
     q.shift(3);
-    expect(q.push(1, 'rstuvwx', 0, 8)).toBe(PUSHED_EVICTED);
+    expect(push(q, 1, 'rstuvwx', 0, 8)).toBe(PUSHED_EVICTED);
     expect(values(q)).toEqual(['opq', 'rstuvwx']);
     expect(q.droppedOverflow).toBe(4);
   });
@@ -371,7 +371,7 @@ describe('encode', () => {
       // 40 ids, more than the text cache holds: half of them hash to the same entry, half spread.
       const resource = i % 2 === 1 ? 1 + (i % 40) * 15 : 1000 + (i % 40);
       const value = kinds[i % kinds.length];
-      q.push(resource, value, 0, 0);
+      push(q, resource, value, 0, 0);
       model.push({ resource, value });
       if (i % 7 === 0) expect(encode(q, 0, q.length)).toBe(naive(model));
     }
@@ -385,13 +385,13 @@ describe('encode', () => {
       const capacity = 1 + Math.floor(random() * 40);
       const q = make({ capacity, stringBytes: 64 + Math.floor(random() * 400), overflow: 'drop-oldest' });
       // Advance head and pool tail so the data wraps.
-      for (let i = Math.floor(random() * capacity); i > 0; i--) q.push(1, 'pad' + i, 0, 0);
+      for (let i = Math.floor(random() * capacity); i > 0; i--) push(q, 1, 'pad' + i, 0, 0);
       q.shift(q.length);
       const model: { resource: number; value: SampleValue }[] = [];
       for (let n = 0; n < capacity * 3; n++) {
         const resource = 1 + Math.floor(random() * (random() < 0.5 ? 5 : 2 ** 32 - 1));
         const value = randomValue(random);
-        const code = q.push(resource, value, n, 0);
+        const code = push(q, resource, value, n, 0);
         if (code === TOO_LARGE) continue;
         model.push({ resource, value: typeof value === 'string' ? wellFormed(value) : value });
         model.splice(0, model.length - q.length);
@@ -486,7 +486,7 @@ describe('model check', () => {
             if (expected === PUSHED || expected === PUSHED_EVICTED) {
               model.push({ ...entry, value: typeof value === 'string' ? wellFormed(value) : value });
             }
-            expect(q.push(entry.resource, value, entry.at, entry.seq)).toBe(expected);
+            expect(push(q, entry.resource, value, entry.at, entry.seq)).toBe(expected);
             high = Math.max(high, model.length);
           } else if (r < 0.75) {
             const n = Math.floor(random() * (model.length + 1));

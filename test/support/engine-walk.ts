@@ -29,7 +29,7 @@ function isOutcome(event: EngineEvent): event is Outcome {
 /** A queue of 20 samples and a head brought to `state` by real moves; `pinned`: isolating, down to the first sample. */
 function headIn(state: State, pinned: boolean, draining: boolean): { queue: SampleQueue; head: Head } {
   const queue = new SampleQueue({ capacity: 24, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
-  for (let i = 0; i < 20; i++) queue.push(1, i, i, i);
+  for (let i = 0; i < 20; i++) queue.push(1, i, i, i, 0);
   const head = new Head({ queue, settings: SETTINGS });
   if (state !== 'idle') head.send(10, NOW);
   if (state === 'isolating' && pinned) head.answer('refused element', { element: 0, retryAfterMs: -1, reason: 'refused' }, NOW, 0.5);
@@ -129,7 +129,7 @@ export function walkRules(): { cells: string[]; broken: string[] } {
           // Overflow: evictions take only unlocked samples, so what the head holds keeps its place.
           const kept: number[] = [];
           for (let i = 0; i < head.count; i++) kept.push(queue.valueAt(i) as number);
-          for (let i = 0; i < 40; i++) queue.push(2, 1000 + i, i, i);
+          for (let i = 0; i < 40; i++) queue.push(2, 1000 + i, i, i, 0);
           for (let i = 0; i < kept.length; i++) if (queue.valueAt(i) !== kept[i]) broken.push(what + ': locked sample ' + i + ' was evicted or moved');
         }
       }

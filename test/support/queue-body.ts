@@ -1,7 +1,14 @@
-// The operation-4 body of a queue's samples, for tests: what the uplink sends (batch-body.ts),
-// for any range, with the range checked.
+// A queue's samples for tests: pushed as the intake pushes them, measured, and their operation-4 body,
+// what the uplink sends (batch-body.ts), for any range, with the range checked.
+import type { SampleValue } from '../../src/core/host/host';
 import { BatchBody } from '../../src/core/queue/batch-body';
 import type { SampleQueue } from '../../src/core/queue/queue';
+import { poolBytes } from '../../src/core/wire/utf8';
+
+/** `queue.push` of a sample measured as the intake measures it (`poolBytes`); returns push's result. */
+export function push(queue: SampleQueue, resource: number, value: SampleValue, at: number, seq: number): number {
+  return queue.push(resource, value, at, seq, poolBytes(value));
+}
 
 // One encoder per queue, as the uplink keeps one: its texts are built as entries are claimed.
 const bodies = new WeakMap<SampleQueue, BatchBody>();

@@ -17,7 +17,7 @@ import { RULES } from '../../src/core/delivery/rules';
 import { OUTAGE_FAULTS, longestWaitAfter } from '../support/outage';
 import { runProperty } from '../support/property';
 import type { PropertyRun } from '../support/property';
-import { encode } from '../support/queue-body';
+import { encode, push } from '../support/queue-body';
 
 const INPUTS: SampleValue[] = [0, -0, 1, 1.5, -3, 1e21, 1e-7, 123456789.125, NaN, Infinity, true, false, '', '7', ' 7', '1e3', '0x10', '.5', 'on', 'ON', 'off!', 'é', '😀', '\u2028'];
 
@@ -38,7 +38,7 @@ function fillQueue(queue: SampleQueue, count: number, base: number): string[] {
   const results: string[] = [];
   for (let i = 0; i < count; i++) {
     const value: SampleValue = i % 5 === 0 ? 'text-' + i + '-é' : i % 7 === 0 ? i % 2 === 0 : base + i * 0.25;
-    results.push(String(queue.push(1 + (i % 3), value, i * 10, i)));
+    results.push(String(push(queue, 1 + (i % 3), value, i * 10, i)));
   }
   return results;
 }
@@ -109,7 +109,7 @@ export const probes: Record<string, () => unknown> = {
     const values: SampleValue[] = [];
     for (let i = 0; i < queue.length; i++) values.push(queue.valueAt(i));
     const refuse = new SampleQueue({ capacity: 4, overflow: 'drop-newest', stringBytes: 8, withSeq: false, clock });
-    const refused = fillQueue(refuse, 9, 0).concat(String(refuse.push(2, 'a string that is too long', 0, 0)));
+    const refused = fillQueue(refuse, 9, 0).concat(String(push(refuse, 2, 'a string that is too long', 0, 0)));
     return {
       pushes, first, more, values, refused,
       last: encode(queue, 0, queue.length),
@@ -122,7 +122,7 @@ export const probes: Record<string, () => unknown> = {
   encoding: () => {
     const numbers = [0, -0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -123.456, 2 ** 53 + 2];
     const queue = new SampleQueue({ capacity: numbers.length, overflow: 'drop-oldest', stringBytes: 0, withSeq: false, clock });
-    for (const n of numbers) queue.push(4000000000, n, 0, 0);
+    for (const n of numbers) push(queue, 4000000000, n, 0, 0);
     const encoded = encode(queue, 0, queue.length);
     return { encoded, same: encoded === JSON.stringify(numbers.map((input) => ({ id_resource: 4000000000, input }))) };
   },

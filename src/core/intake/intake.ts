@@ -14,6 +14,7 @@ import type { Uplink } from '../delivery/uplink';
 import { DROPPED_NEW, TOO_LARGE } from '../queue/queue';
 import { checkInput } from '../wire/validate';
 import { errorText } from '../wire/errors';
+import { poolBytes } from '../wire/utf8';
 
 /** What `record()` did with a reading: queued (in memory or in the storage's backlog), full, or refused. */
 export type RecordResult = 'queued' | 'full' | 'refused';
@@ -92,12 +93,16 @@ export class Intake implements SampleSink {
     return this.enqueue(resource, value as SampleValue, this.host.now());
   }
 
-  /** Queues a checked sample of time `at` (in memory or in the backlog): report by exception's way in too. */
+  /**
+   * Queues a checked sample of time `at` (in memory or in the backlog): report by exception's way in too.
+   * A string is measured here, once, and its size goes with it.
+   */
   enqueue(resource: number, value: SampleValue, at: number): RecordResult {
-    const result = this.stored.take(resource, value, at);
+    const bytes = poolBytes(value);
+    const result = this.stored.take(resource, value, at, bytes);
     this.lastFull = result === DROPPED_NEW;
     if (result === DROPPED_NEW) return 'full';
-    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + (value as string).length + ' characters is too large for the queue');
+    if (result === TOO_LARGE) return this.invalid(resource, 'string of ' + bytes + ' bytes (UTF-8) is too large for the queue');
     this.uplink.queued();
     return 'queued';
   }

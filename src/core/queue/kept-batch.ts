@@ -1,6 +1,7 @@
 // The batch out in a request, kept in durable storage that can keep it (QueueStorage.sending): its
 // samples' sequence numbers and the baselines its read-back needs, so that a restart reads it back before
-// it sends it again (docs/architecture.md, "Reconciliation").
+// it sends it again (docs/architecture.md, "Reconciliation"). A storage's failure throws through: the
+// stored queue, which makes its calls, counts and logs it as it does every storage failure.
 import type { InFlight, QueueStorage } from '../host/host';
 import type { SampleQueue } from './queue';
 
@@ -16,7 +17,7 @@ export class KeptBatch {
   /** What `sending` hands to storage, allocated at the first batch. */
   private batch: InFlight | null = null;
 
-  constructor(private readonly storage: QueueStorage, private readonly reconciler: BaselineSource, private readonly failed: (e: unknown) => void) {}
+  constructor(private readonly storage: QueueStorage, private readonly reconciler: BaselineSource) {}
 
   /**
    * A request carrying the first `n` samples of `q` is about to go out: storage that can keep it records
@@ -31,21 +32,12 @@ export class KeptBatch {
     batch.lastSeq = q.seqAt(n - 1);
     batch.count = n;
     reconciler.baselines(n, q, batch);
-    try {
-      storage.sending(batch);
-    } catch (e) {
-      this.failed(e);
-    }
+    storage.sending(batch);
   }
 
   /** The batch storage kept as out in a request, if the restored queue `q` begins with exactly its samples. */
   restored(q: SampleQueue): InFlight | null {
-    let b: InFlight | null = null;
-    try {
-      b = this.storage.inFlight?.() ?? null;
-    } catch (e) {
-      this.failed(e);
-    }
+    const b = this.storage.inFlight?.() ?? null;
     // Sequence numbers only increase, so equal ends and count mean the same samples; an acknowledged batch came back not at all.
     if (b === null || b.count < 1 || b.count > q.length || q.seqAt(0) !== b.firstSeq || q.seqAt(b.count - 1) !== b.lastSeq) return null;
     return b;

@@ -7,8 +7,10 @@
 // takes `pushNumber` rather than `push` (the fast lane, see `record` in agent.ts), and the body encoder
 // (batch-body.ts) turns such a sample into text with one lookup: it reads the ring's typed
 // arrays as they are, by the tag layout of tags.ts, rather than through a call per sample.
+//
+// A string's UTF-8 length is measured once, where the sample comes in (`poolBytes`, wire/utf8.ts), and
+// handed to `fits`, `tooLarge` and `push`, which do not measure it again.
 import type { Host, QueueMemory, SampleValue } from '../host/host';
-import { utf8Length } from '../wire/utf8';
 import { Ring } from './ring';
 import { ASCII, FALSE, KIND_SHIFT, MAX_POOL_BYTES, MAX_STRING_BYTES, NO_ENTRY, NUMBER, STRING, STRING_TAG, TRUE, lengthOf } from './tags';
 
@@ -80,22 +82,21 @@ export class SampleQueue extends Ring {
   }
 
   /**
-   * Queues one sample. Returns PUSHED, PUSHED_EVICTED (drop-oldest made room), DROPPED_NEW (no room, the
-   * sample is refused) or TOO_LARGE (a string longer than the pool could ever hold). Allocates nothing.
-   * Throws on a misuse the agent rules out first: a resource id that is not an integer in [1, 2^32), a
-   * number that is not finite (JSON has no form for it), a value of another type.
+   * Queues one sample; `bytes` is what its value takes in the string pool (`poolBytes`). Returns PUSHED,
+   * PUSHED_EVICTED (drop-oldest made room), DROPPED_NEW (no room, the sample is refused) or TOO_LARGE (a
+   * string longer than the pool could ever hold). Allocates nothing. Throws on a misuse the agent rules
+   * out first: a resource id that is not an integer in [1, 2^32), a number that is not finite (JSON has
+   * no form for it), a value of another type.
    */
-  push(resource: number, value: SampleValue, at: number, seq: number): number {
+  push(resource: number, value: SampleValue, at: number, seq: number, bytes: number): number {
     if (resource >>> 0 !== resource || resource === 0) throw new RangeError('resource id must be an integer in [1, 2^32)');
     let kind: number;
-    let bytes = 0;
     if (typeof value === 'number') {
       if (value - value !== 0) throw new RangeError('sample value must be a finite number');
       kind = NUMBER;
     } else if (typeof value === 'boolean') {
       kind = value ? TRUE : FALSE;
     } else if (typeof value === 'string') {
-      bytes = utf8Length(value);
       if (bytes > this.maxStringBytes) return TOO_LARGE;
       kind = STRING;
     } else {
@@ -165,7 +166,7 @@ export class SampleQueue extends Ring {
    * Keeps the fast lane shut for any sample that would leave `length` or more queued, so that it takes
    * `push` and its caller sees it: the uplink acts on the queue's length at only a few points. A queue
    * with sequence numbers (durable storage) keeps it shut: each of its samples needs its number, and
-   * durable storage its turn (`keep` in agent.ts).
+   * durable storage its turn (`keep` in stored-queue.ts).
    */
   wake(length: number): void {
     this.wakeLength = length;
@@ -183,15 +184,14 @@ export class SampleQueue extends Ring {
     return at === at ? at : this.clock.now();
   }
 
-  /** A sample of `value` can be queued now without evicting or refusing one. */
-  fits(value: SampleValue): boolean {
-    if (this.length === this.capacity) return false;
-    return typeof value !== 'string' || this.strings.used + utf8Length(value) <= this.strings.size;
+  /** A sample that takes `bytes` of the string pool (`poolBytes`) can be queued now without evicting or refusing one. */
+  fits(bytes: number): boolean {
+    return this.length < this.capacity && this.strings.used + bytes <= this.strings.size;
   }
 
-  /** A string longer than the pool could ever hold (`push` returns TOO_LARGE for it). */
-  tooLarge(value: SampleValue): boolean {
-    return typeof value === 'string' && utf8Length(value) > this.maxStringBytes;
+  /** A string of `bytes` is longer than the pool could ever hold (`push` returns TOO_LARGE for it). */
+  tooLarge(bytes: number): boolean {
+    return bytes > this.maxStringBytes;
   }
 
   /** Marks the first `count` samples as in flight, in order in their slots: drop-oldest never evicts them. */

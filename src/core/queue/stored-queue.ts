@@ -1,9 +1,10 @@
 // The queue as durable storage holds it. It keeps durable storage in step with the queue: what it holds of
 // the accepted samples, what it was told is finished, when a storage that writes only when needed writes a
-// burst, and, with a storage that holds a backlog, which samples live in storage only. The agent hands every
-// accepted sample to `take`, the uplink's departures reach storage through `checkpoint` (which also reads the
-// backlog's oldest samples into the room they left), each operation-4 request's batch through `sending`, and
-// `restore` puts back what an earlier run left, with the batch that was out when it ended.
+// burst, and, with a storage that holds a backlog, which samples live in storage only. The intake hands every
+// accepted sample to `take`, measured (`poolBytes`), the uplink's departures reach storage through
+// `checkpoint` (which also reads the backlog's oldest samples into the room they left), each operation-4
+// request's batch through `sending`, and `restore` puts back what an earlier run left, with the batch that
+// was out when it ended.
 //
 // With a backlog the RAM queue is a window onto storage (host.ts, QueueStorage): it holds the oldest samples,
 // and once it is full, or while older samples wait in storage only, an accepted sample goes to storage alone.
@@ -11,6 +12,7 @@
 import type { InFlight, Log, QueueStorage, SampleValue, StoredVisit } from '../host/host';
 import type { Counters } from '../host/counters';
 import { errorText } from '../wire/errors';
+import { poolBytes } from '../wire/utf8';
 import { Wakers } from '../host/wakers';
 import { DROPPED_NEW, PUSHED_EVICTED, TOO_LARGE, type OverflowPolicy, type SampleQueue } from './queue';
 import { KeptBatch, type BaselineSource } from './kept-batch';
@@ -58,7 +60,7 @@ export class StoredQueue {
   private readFrom = 0;
   /** Backlog appends since the last commit, for a storage that commits per burst. */
   private uncommitted = 0;
-  /** Samples read into the window by the current `read`, and the visitor that reads them (made once). */
+  /** Samples read into the window by the current `read`, and the visitor that reads them (made once; it holds only `this`). */
   private readIn = 0;
   private readonly intoWindow: StoredVisit;
   /** Woken at every departure, and at stop: a sample refused as full may be offered again (`Agent.whenRoom`). */
@@ -81,15 +83,12 @@ export class StoredQueue {
     this.counters = parts.counters;
     this.log = parts.log;
     this.head = parts.head;
-    this.kept = storage === undefined ? null : new KeptBatch(storage, parts.reconciler, (e) => this.failed(e));
+    this.kept = storage === undefined ? null : new KeptBatch(storage, parts.reconciler);
     this.spillEvery = storage?.spillEvery ?? 0;
     this.holdsBacklog = storage?.read !== undefined;
     this.dropOldest = parts.overflow === 'drop-oldest';
     this.intoWindow = (seq, resource, value, at) => {
-      const q = this.queue;
-      if (!q.fits(value)) return false;
-      if (at !== at) this.counters.undated++;
-      q.push(resource, value, at, seq);
+      if (this.putBack(seq, resource, value, at, true) < 0) return false;
       this.readIn++;
       return true;
     };
@@ -106,30 +105,29 @@ export class StoredQueue {
   }
 
   /**
-   * Queues an accepted sample of time `at`: in the window, or in the backlog when the window is full or
-   * older samples wait in storage. Returns the queue's result (PUSHED, PUSHED_EVICTED, DROPPED_NEW,
-   * TOO_LARGE) or SPILLED; DROPPED_NEW with a backlog means it is at its bound.
+   * Queues an accepted sample of time `at`, which takes `bytes` of the string pool (`poolBytes`): in the
+   * window, or in the backlog when the window is full or older samples wait in storage. Returns the
+   * queue's result (PUSHED, PUSHED_EVICTED, DROPPED_NEW, TOO_LARGE) or SPILLED; DROPPED_NEW with a backlog
+   * means it is at its bound. The sample passes once: the queue is asked by its size, then it is spilled
+   * or pushed, and storage copies a pushed sample from the queue (`keep`).
    */
-  take(resource: number, value: SampleValue, at: number): number {
+  take(resource: number, value: SampleValue, at: number, bytes: number): number {
     const q = this.queue;
     const seq = this.nextSeq;
     // A backlog a storage error kept from reading in is tried again with each new sample.
     if (this.behind > 0 && q.length === 0) this.refill();
-    if (this.holdsBacklog && (this.behind > 0 || !q.fits(value))) {
-      if (q.tooLarge(value)) return TOO_LARGE;
+    if (this.holdsBacklog && (this.behind > 0 || !q.fits(bytes))) {
+      if (q.tooLarge(bytes)) return TOO_LARGE;
       return this.spill(seq, resource, value, at);
     }
-    const result = q.push(resource, value, at, seq);
+    const result = q.push(resource, value, at, seq, bytes);
     if (result === DROPPED_NEW || result === TOO_LARGE) return result;
     this.nextSeq = seq + 1;
-    if (this.storage !== undefined) this.keep(seq, resource, value, at, result === PUSHED_EVICTED);
+    if (this.storage !== undefined) this.keep(seq, resource, at, result === PUSHED_EVICTED);
     return result;
   }
 
-  /**
-   * Writes every queued sample that durable storage does not hold yet, in one burst, and returns how many
-   * (Agent.persist).
-   */
+  /** Writes every queued sample that durable storage does not hold yet, in one burst; returns how many (Agent.persist). */
   persist(): number {
     const q = this.queue;
     const first = q.end - q.length;
@@ -176,7 +174,8 @@ export class StoredQueue {
 
   /** An operation-4 request carrying the first `n` queued samples is about to go out (kept-batch.ts). */
   sending(n: number): void {
-    this.kept?.sending(n, this.queue);
+    const kept = this.kept;
+    if (kept !== null) this.store(() => kept.sending(n, this.queue));
   }
 
   /**
@@ -194,11 +193,10 @@ export class StoredQueue {
     const backlog = this.holdsBacklog;
     this.nextSeq = storage.load((seq, resource, value, at) => {
       // A backlog stops where the window is full; the rest is read in as batches leave.
-      if (backlog && !q.fits(value)) return false;
+      const result = this.putBack(seq, resource, value, at, backlog);
+      if (result < 0) return false;
       if (first < 0) first = seq;
       last = seq;
-      if (at !== at) this.counters.undated++;
-      const result = q.push(resource, value, at, seq);
       if (result !== DROPPED_NEW && result !== TOO_LARGE) restored++;
       return true;
     }, q.capacity);
@@ -215,19 +213,22 @@ export class StoredQueue {
         (this.behind > 0 ? ' (' + this.behind + ' of them wait in storage until the queue has room)' : ''));
     }
     this.checkpoint();
-    const b = restored > 0 && this.kept !== null ? this.kept.restored(this.queue) : null;
+    let b = null as InFlight | null;
+    if (restored > 0) this.store(() => (b = (this.kept as KeptBatch).restored(q)));
     if (b !== null) this.log('info', 'a batch of ' + b.count + ' samples was out in a request when the last run ended: it is read back before it is sent again');
     return b;
   }
 
   /**
-   * Durable storage's part of accepting a sample: a storage of every sample writes it now (and learns of
-   * an eviction at once); one that writes when needed waits for a failed flush and `spillEvery` unwritten
-   * samples, and learns of evictions with the next burst, so that a full queue does not write per sample.
+   * Durable storage's part of accepting a sample, the queue's newest: a storage of every sample writes it
+   * now, its value as the queue holds it (as a burst writes it), and learns of an eviction at once; one
+   * that writes when needed waits for a failed flush and `spillEvery` unwritten samples, and learns of
+   * evictions with the next burst, so that a full queue does not write per sample.
    */
-  private keep(seq: number, resource: number, value: SampleValue, at: number, evicted: boolean): void {
+  private keep(seq: number, resource: number, at: number, evicted: boolean): void {
     if (this.spillEvery === 0) {
-      const taken = this.append(this.storage as QueueStorage, seq, resource, value, at);
+      const q = this.queue;
+      const taken = this.append(this.storage as QueueStorage, seq, resource, q.valueAt(q.length - 1), at);
       if (taken === false) this.atBound('kept in memory only');
       if (taken === true) {
         this.storedEnd = this.queue.end;
@@ -272,10 +273,7 @@ export class StoredQueue {
     return SPILLED;
   }
 
-  /**
-   * One append, on the path of every sample (no closure: nothing allocated): true when stored, false at the
-   * bound, null when it failed (counted and logged).
-   */
+  /** One append, on every sample's path (no closure: nothing allocated): true stored, false at the bound, null failed. */
   private append(storage: QueueStorage, seq: number, resource: number, value: SampleValue, at: number): boolean | null {
     try {
       return storage.append(seq, resource, value, at) !== false;
@@ -303,6 +301,14 @@ export class StoredQueue {
     this.full = true;
     this.log('warn', 'durable storage is at its bound (' + (this.storage?.usedBytes?.() ?? '?') + ' of ' + (this.storage?.maxBytes ?? '?') +
       ' bytes): new samples are ' + what + ' until it has room');
+  }
+
+  /** A sample storage gives back, into the window: the queue's result, or -1 (it stays in storage) when `whileRoom` and it does not fit. */
+  private putBack(seq: number, resource: number, value: SampleValue, at: number, whileRoom: boolean): number {
+    const bytes = poolBytes(value);
+    if (whileRoom && !this.queue.fits(bytes)) return -1;
+    if (at !== at) this.counters.undated++;
+    return this.queue.push(resource, value, at, seq, bytes);
   }
 
   /** Reads the backlog's oldest samples into the window's room, oldest first. */

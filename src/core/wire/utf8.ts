@@ -21,6 +21,14 @@ export function utf8Length(s: string): number {
 }
 
 /**
+ * The bytes a sample's value takes in the string pool: a string's UTF-8 length, none for a number or a
+ * boolean. Measured once, where a sample comes in, and handed on with it (queue.ts, `push`).
+ */
+export function poolBytes(value: unknown): number {
+  return typeof value === 'string' ? utf8Length(value) : 0;
+}
+
+/**
  * Writes `s` as UTF-8 into `ring` from index `at`, wrapping at the ring's end; the caller has checked that
  * `utf8Length(s)` bytes are free there. Lone surrogates become U+FFFD. Returns true when every byte is
  * ASCII: `asciiRead` can then decode them.
