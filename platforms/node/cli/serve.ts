@@ -94,11 +94,11 @@ async function runServe(args: string[]): Promise<void> {
   // end it (freeing its port and its --db file) as it ends any program. SIGUSR1 is Node's debugger's.
   process.on('SIGUSR2', () => reload(service, values.seed));
   console.log(`listening on ${service.url}`);
-  if (options.firmwareDir !== undefined) console.log(`firmware ${service.url}/firmware  (the images of ${options.firmwareDir})`);
   const dashboard = service.dashboard!;
   // A password given by flag or environment is the user's own: it is not printed back.
   const access = dashboard.password === null ? '' : password === undefined ? `  (password ${dashboard.password}, any user name)` : '  (with your password)';
   console.log(`dashboard ${dashboard.url}${access}`);
+  if (options.firmwareDir !== undefined) console.log(`firmware ${service.url}/firmware  (the images of ${options.firmwareDir})`);
   if (service.demo !== undefined && fleet > 1) console.log(fleetText(service.url, fleet));
   if (service.demo !== undefined) console.log(demoText(service.url, service.demo));
   if (service.demo !== undefined) warnIfExposed('serve', host);
