@@ -7,12 +7,16 @@
 // ssid= stops where the radio is brought up. Without ssid= the SDK's setup never touches the radio, and
 // the agent runs as on a Pico W out of Wi-Fi's reach: it samples, queues, and every exchange fails.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PICO_BACKLOG_BYTES, PICO_FLASH_BYTES, PICO_RAM_BYTES, buildPico, findPicoSdk, flashAfterImage, imageCost, picoCreation, picoPartition } from './pico';
 import type { PicoImage, PicoSdk } from './pico';
+import { checkIdentity } from '../../platforms/node/provision/identity';
+import type { Identity } from '../../platforms/node/provision/identity';
+import { PICO_PREFERENCES_ADDRESS, picoPreferenceSectors } from '../../platforms/node/provision/pico-preferences';
+import { uf2File } from '../../platforms/node/provision/uf2';
 import { Rp2040Run, findBootrom, symbolAddress } from './rp2040';
 import { findSdk } from './sdk';
 import { Sht3xPart, sht3xCelsius, sht3xPercent } from './sht3x';
@@ -33,6 +37,18 @@ const CONFIG = {
   // A small queue in RAM, so that the emulated chip, at an eighth of its speed, has a backlog on flash within a minute.
   queue: 32,
 };
+/** The image a fleet shares: the build's settings without an identity, which each device gets provisioned. */
+const SHARED = Object.fromEntries(Object.entries(CONFIG).filter(([key]) => !['url', 'publicKey', 'token'].includes(key)));
+/** One device's identity, as `feed-agent provision` checks it (a loopback URL: the emulated chip has no network anyway). */
+const PROVISIONED = (checkIdentity({ publicKey: '3C71BF5A9E02D4F86A1C7B30', token: '9F4E1A7C2B5D8E3F60A1C4D7', url: 'http://127.0.0.2:8081/fleet' }) as { identity: Identity }).identity;
+/** Waits until the chip's clock has run `ms` past `from`, at most `wallMs` of real time. */
+async function chipRuns(device: Rp2040Run, from: number, ms: number, wallMs: number): Promise<void> {
+  const end = Date.now() + wallMs;
+  while (device.chipNow - from < ms) {
+    if (Date.now() > end) throw new Error('the chip ran ' + Math.round(device.chipNow - from) + ' of ' + ms + ' ms within ' + wallMs + ' ms of real time');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 if (typeof sdk === 'string') console.log('Pico W tests skipped: ' + sdk);
 else if (typeof bootrom !== 'string') console.log('Pico W emulator tests skipped: ' + bootrom.skip);
@@ -53,18 +69,26 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
   const out = join(ROOT, 'node_modules', '.cache', 'feed-agent-pico-test');
   let offline: PicoImage;
   let withRadio: PicoImage;
+  let unprovisioned: PicoImage;
   let run: Rp2040Run | null = null;
+  /** Where the Pico SDK hands text to its USB serial driver (stdio_usb_out_chars), in the shared image. */
+  const serialOut = (): number => symbolAddress((sdk as PicoSdk).gccRoot, unprovisioned.elf, 'stdio_usb_out_chars');
 
   beforeAll(() => {
     const pico = sdk as PicoSdk;
     // -i: a release build with instrumentation, whose trace goes to the USB serial (a debug build's goes
-    // to xsbug). The same output folder twice: the second build only compiles the config and links.
-    const radio = buildPico(pico, ROOT, ROOT, out, ['-i'], { ...CONFIG, ssid: 'TestNet', password: 'test-password' });
-    withRadio = { uf2: radio.uf2 + '.radio', elf: radio.elf + '.radio' };
-    copyFileSync(radio.uf2, withRadio.uf2);
-    copyFileSync(radio.elf, withRadio.elf);
+    // to xsbug). The same output folder each time: a later build only compiles the config and links.
+    const kept = (config: Record<string, string | number>, suffix: string): PicoImage => {
+      const image = buildPico(pico, ROOT, ROOT, out, ['-i'], config);
+      const copy = { uf2: image.uf2 + suffix, elf: image.elf + suffix };
+      copyFileSync(image.uf2, copy.uf2);
+      copyFileSync(image.elf, copy.elf);
+      return copy;
+    };
+    withRadio = kept({ ...CONFIG, ssid: 'TestNet', password: 'test-password' }, '.radio');
+    unprovisioned = kept(SHARED, '.shared');
     offline = buildPico(pico, ROOT, ROOT, out, ['-i'], CONFIG);
-  }, 1_200_000);
+  }, 1_800_000);
 
   afterEach(() => {
     run?.stop();
@@ -145,6 +169,38 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
       } finally {
         for (const boot of boots) boot.stop();
       }
+    }, 300_000);
+
+    it('reads the identity provisioned beside an image built without one, from the sectors the UF2 writes, and never traces the token', async () => {
+      // As a user copies the image's UF2 onto the board in BOOTSEL mode, then the device's own.
+      const provision = join(out, 'provision-' + PROVISIONED.publicKey + '.uf2');
+      writeFileSync(provision, uf2File(PICO_PREFERENCES_ADDRESS, picoPreferenceSectors(PROVISIONED)));
+      const device = new Rp2040Run(bootrom as string, [unprovisioned.uf2, provision], undefined, { stdout: serialOut() });
+      run = device;
+      const start = await device.waitFor(/^feed-agent: device /, 120_000);
+      expect(device.lines[start]).toBe('feed-agent: device ' + PROVISIONED.publicKey + ' at ' + PROVISIONED.url +
+        ': 3 sensors every 1000 ms, 1 command resource; not fed: rssi (this platform\'s Net reports no RSSI); provisioned: publicKey, token, url');
+      // The agent's exchanges go to the provisioned URL (and fail at once: no network), the token with them.
+      const status = await device.waitFor(/^feed-agent: queued [1-9].*last error: /, 180_000, start);
+      expect(device.lines[status]).toContain('cannot connect to 127.0.0.2:8081');
+      expect(device.lines.filter((l) => l.includes(PROVISIONED.token))).toEqual([]);
+    }, 300_000);
+
+    it('with no identity at all, says once what is missing and waits: no abort, no restart, no retry', async () => {
+      // The line comes 3 ms after the boot, before any USB host can have opened the serial: read from the driver.
+      const watch = symbolAddress((sdk as PicoSdk).gccRoot, unprovisioned.elf, 'isr_hardfault');
+      const device = new Rp2040Run(bootrom as string, unprovisioned.uf2, undefined, { watch, stdout: serialOut() });
+      run = device;
+      const said = await device.waitFor(/^feed-agent: /, 120_000);
+      const missing = (key: string): string => key + ': missing (provision the device: feed-agent provision; or add ' + key + '=… to the mcconfig line)';
+      expect(device.lines[said]).toBe('feed-agent: config: ' + ['url', 'publicKey', 'token'].map(missing).join('; '));
+      // Twice the status line's period (5 s) of the chip's time: nothing more from the firmware, and the
+      // chip still runs (the SDK's instrumentation says so every second); a fault would enter isr_hardfault.
+      await chipRuns(device, device.chipMs[said], 10_000, 180_000);
+      const after = device.lines.slice(said + 1);
+      expect(after.filter((l) => !l.startsWith('instruments: '))).toEqual([]);
+      expect(after.length).toBeGreaterThanOrEqual(9);
+      expect(device.calls).toEqual([]);
     }, 300_000);
 
     it('with ssid= stops where the SDK brings the radio up: the CYW43 does not answer on its SPI bus', async () => {

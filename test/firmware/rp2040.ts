@@ -9,11 +9,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BasePeripheral, Simulator, USBCDC } from 'rp2040js';
 import type { Logger, RP2040 } from 'rp2040js';
+import { uf2Blocks } from '../support/uf2-blocks';
 
 const FLASH_BASE = 0x10000000;
-const UF2_MAGIC = [0x0a324655, 0x9e5d5157];
-const UF2_END_MAGIC = 0x0ab16f30;
-const UF2_NOT_MAIN_FLASH = 0x1;
 
 /** The boot ROM's path, or why the emulator cannot run here. */
 export function findBootrom(): string | { skip: string } {
@@ -23,14 +21,12 @@ export function findBootrom(): string | { skip: string } {
   return path;
 }
 
-/** Copies a UF2 image's blocks for the main flash into `flash` (at their address minus 0x10000000). */
-function loadUf2(image: Buffer, flash: Uint8Array): void {
-  for (let at = 0; at + 512 <= image.length; at += 512) {
-    const word = (i: number): number => image.readUInt32LE(at + i * 4);
-    if (word(0) !== UF2_MAGIC[0] || word(1) !== UF2_MAGIC[1] || image.readUInt32LE(at + 508) !== UF2_END_MAGIC) throw new Error('not a UF2 block at byte ' + at);
-    if ((word(2) & UF2_NOT_MAIN_FLASH) !== 0) continue;
-    flash.set(image.subarray(at + 32, at + 32 + word(4)), word(3) - FLASH_BASE);
-  }
+/** Writes a UF2 file's blocks into `flash` (at their address minus 0x10000000) as the boot ROM would. */
+function loadUf2(path: string, flash: Uint8Array): void {
+  const { blocks, ignored } = uf2Blocks(readFileSync(path));
+  // A block the ROM would ignore means a file that does not do on a board what it does here.
+  if (ignored > 0) throw new Error(path + ': ' + ignored + ' blocks the RP2040 boot ROM would ignore');
+  for (const block of blocks) flash.set(block.data, block.address - FLASH_BASE);
 }
 
 /**
@@ -141,37 +137,49 @@ export class Rp2040Run {
   readonly calls: number[] = [];
 
   /**
-   * `flash`: what an earlier run left in flash (littlefs included), for a chip that restarts after a power
-   * cut. `options.entropy`: the ring oscillator gives random bits (RandomRosc). `options.watch`: the
-   * address of a function whose calls `calls` records. `options.setup`: what the test wires to the chip's
-   * pins and buses before it starts (a part on the I2C bus, a level on an input).
+   * `uf2`: the image's UF2 file, or the files copied onto the board one after the other (the image's, then
+   * a provisioning file). `flash`: what an earlier run left in flash (littlefs included), for a chip that
+   * restarts after a power cut. `options.entropy`: the ring oscillator gives random bits (RandomRosc).
+   * `options.watch`: the address of a function whose calls `calls` records. `options.stdout`: the address
+   * of the Pico SDK's stdio_usb_out_chars: `lines` are then all the firmware writes to its USB serial, as a
+   * host listening from power-on would read them (without it, what the emulated host reads once it has
+   * opened the port: the driver drops what comes before, the first milliseconds after a boot included).
+   * `options.setup`: what the test wires to the chip's pins and buses before it starts (a part on the I2C
+   * bus, a level on an input).
    */
-  constructor(bootrom: string, uf2: string, flash?: Uint8Array, options: { entropy?: boolean; watch?: number; setup?: (chip: RP2040) => void } = {}) {
+  constructor(bootrom: string, uf2: string | readonly string[], flash?: Uint8Array, options: { entropy?: boolean; watch?: number; stdout?: number; setup?: (chip: RP2040) => void } = {}) {
     const mcu = this.simulator.rp2040;
     mcu.logger = this.logger;
     if (options.entropy) mcu.peripherals[ROSC_BASE] = new RandomRosc(mcu);
     const rom = readFileSync(bootrom);
     mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
     if (flash !== undefined) mcu.flash.set(flash);
-    loadUf2(readFileSync(uf2), mcu.flash);
+    for (const file of typeof uf2 === 'string' ? [uf2] : uf2) loadUf2(file, mcu.flash);
     // Once the image enumerates, the emulator's host raises DTR, as a terminal opening the port does: the
     // Pico SDK's USB serial writes nothing before that (stdio_usb and the SDK's ESP_putc check tud_cdc_connected).
     const cdc = new USBCDC(mcu.usbCtrl);
-    cdc.onSerialData = (bytes) => this.take(Buffer.from(bytes).toString('latin1'));
+    if (options.stdout === undefined) cdc.onSerialData = (bytes) => this.take(Buffer.from(bytes).toString('latin1'));
     mcu.uart[0].onByte = (byte) => this.take(String.fromCharCode(byte));
     emulateFlashWrites(this.simulator);
     countPwmEdges(mcu);
-    if (options.watch !== undefined) this.watch(options.watch);
+    if (options.watch !== undefined || options.stdout !== undefined) this.watch(options.watch, options.stdout);
     options.setup?.(mcu);
     mcu.core.PC = FLASH_BASE;
     this.simulator.execute();
   }
 
-  private watch(address: number): void {
-    const core = this.simulator.rp2040.core;
+  private watch(address: number | undefined, stdout: number | undefined): void {
+    const mcu = this.simulator.rp2040;
+    const core = mcu.core;
     const execute = core.executeInstruction.bind(core);
     core.executeInstruction = (): number => {
       if (core.PC === address) this.calls.push(this.simulator.clock.nanos / 1e6);
+      else if (core.PC === stdout) {
+        // stdio_usb_out_chars(buf, length), before it checks for a host.
+        let text = '';
+        for (let i = 0; i < core.registers[1]; i++) text += String.fromCharCode(mcu.readUint8(core.registers[0] + i));
+        this.take(text);
+      }
       return execute();
     };
   }
@@ -200,7 +208,8 @@ export class Rp2040Run {
     const parts = (this.partial + text).replace(/\r/g, '').split('\n');
     this.partial = parts.pop() ?? '';
     for (const line of parts) {
-      this.lines.push(line);
+      // Bytes as latin1 until a line is whole: then its UTF-8.
+      this.lines.push(Buffer.from(line, 'latin1').toString('utf8'));
       this.chipMs.push(this.simulator.clock.nanos / 1e6);
     }
   }
