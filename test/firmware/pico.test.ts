@@ -186,7 +186,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
       expect(device.lines.filter((l) => l.includes(PROVISIONED.token))).toEqual([]);
     }, 300_000);
 
-    it('with no identity at all, says once what is missing and waits: no abort, no restart, no retry', async () => {
+    it('with no identity at all, says what is missing and waits (saying it again once a minute): no abort, no restart, no retry', async () => {
       // The line comes 3 ms after the boot, before any USB host can have opened the serial: read from the driver.
       const watch = symbolAddress((sdk as PicoSdk).gccRoot, unprovisioned.elf, 'isr_hardfault');
       const device = new Rp2040Run(bootrom as string, unprovisioned.uf2, undefined, { watch, stdout: serialOut() });

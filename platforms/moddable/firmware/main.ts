@@ -47,6 +47,19 @@ function say(text: string): void {
   trace('feed-agent: ' + text + '\n');
 }
 
+/**
+ * How often a board that cannot start (no identity provisioned, a bad key) says why again: a serial
+ * console opened later still learns what it waits for (the Pico's USB drops what is said before a host
+ * listens). It waits; nothing is retried.
+ */
+const WAITING_EVERY = 60_000;
+
+function waitFor(text: string): undefined {
+  say(text);
+  Timer.repeat(() => say(text), WAITING_EVERY);
+  return undefined;
+}
+
 /** The firmware before its agent starts: what a test build may watch or change, then hand to `run`. */
 export interface Firmware {
   settings: Settings;
@@ -70,7 +83,7 @@ export function prepare(config: Record<string, unknown>): Firmware | undefined {
   const identity = withStoredIdentity(config);
   if (identity.problem !== undefined) say(identity.problem);
   const read = readSettings(identity.config);
-  if (read.problems !== undefined) return void say('config: ' + read.problems.join('; '));
+  if (read.problems !== undefined) return waitFor('config: ' + read.problems.join('; '));
   const settings = read.settings;
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
   const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
