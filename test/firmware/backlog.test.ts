@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFlashQueue } from '../../platforms/moddable/flash-queue';
+import { openFlashQueue } from '../../platforms/moddable/storage/flash-queue';
 import { parseSeed } from '../../src/service/seed';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';

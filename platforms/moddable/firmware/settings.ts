@@ -3,7 +3,7 @@
 // the build line can act on; the token's value is never repeated.
 
 import { isServiceUrl, UPLINK_DEFAULTS } from '../../../src/core/config';
-import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY } from '../flash-queue';
+import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY } from '../storage/flash-queue';
 
 /** The resources the firmware feeds, by role: four sensors and the actuator that traces commands. */
 const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'temperature', 'command'] as const);
@@ -44,7 +44,7 @@ export interface Settings {
   ages: boolean;
   /**
    * How requests travel (`http`): 'keep-alive' (default), one connection kept open; 'classic', the SDK's
-   * `Request`, a connection per request (platforms/moddable/host.ts).
+   * `Request`, a connection per request (platforms/moddable/host/host.ts).
    */
   http: 'keep-alive' | 'classic';
 }
