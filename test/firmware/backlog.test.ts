@@ -96,7 +96,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
       every: EVERY,
       statusEvery: 2000,
       heapsEvery: 10_000,
-      journal: join(dir, 'feed-agent.q'),
+      backlogPath: join(dir, 'feed-agent.q'),
       ages: 1,
     }).library;
     device = new Simulator(sdk as Sdk, library, join(dir, 'config'));

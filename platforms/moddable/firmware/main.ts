@@ -65,7 +65,7 @@ export function prepare(config: Record<string, unknown>): Firmware | undefined {
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
   const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
   // The backlog's times are the host's clock (`host`, made below, before any sample is stored).
-  const storage = openFlashQueue(files, { path: settings.journal, spillEvery: settings.spillEvery, maxBytes: settings.backlogBytes, now: () => host.now(), log: say });
+  const storage = openFlashQueue(files, { path: settings.backlogPath, spillEvery: settings.spillEvery, maxBytes: settings.backlogBytes, now: () => host.now(), log: say });
   let secure: Record<string, unknown> | undefined;
   try {
     if (settings.ca !== '') secure = { certificate: new Resource(settings.ca) };
