@@ -46,7 +46,7 @@ export async function answerPeaks(sdk: Sdk, out: string, seed: Seed, host: 'keep
       resources: 'uptime:' + uptime + ',heap:' + heap + ',command:' + command,
       every: 1000,
       statusEvery: 0,
-      journal: join(out, 'answers-' + host + '.q'),
+      backlogPath: join(out, 'answers-' + host + '.q'),
       http: host,
     });
     // mcsim copies what it runs into its own config folder, which must exist.

@@ -11,7 +11,7 @@ import Resource from 'Resource';
 import Timer from 'timer';
 import { createAgent } from '../../src/core/agent';
 import { errorText } from '../../src/core/wire/errors';
-import { createModdableHost } from '../../platforms/moddable/host';
+import { createModdableHost } from '../../platforms/moddable/host/host';
 import { sdk } from '../../platforms/moddable/modules';
 
 export default function main(): void {

@@ -13,11 +13,12 @@
 //   sensors: [{ resource: 201, every: 10_000, read: () => Time.ticks / 1000 }],
 // });
 // agent.start().catch((e) => trace(`feed-agent: ${e.message}\n`));
-export { createModdableHost } from './host';
-export type { ModdableHostOptions } from './host';
-export { createHttp } from './http';
-export type { HttpOptions } from './http';
-export { openFlashQueue } from './flash-queue';
-export type { FlashQueue, FlashQueueOptions, FlashQueueStats } from './flash-queue';
+export { createModdableHost } from './host/host';
+export type { ModdableHostOptions } from './host/host';
+export { createHttp } from './host/http';
+export type { HttpOptions } from './host/http';
+export { openFlashQueue } from './storage/flash-queue';
+export type { FlashQueue, FlashQueueOptions, FlashQueueStats } from './storage/flash-queue';
 export { files, sdk } from './modules';
-export type { FileClass, Sdk } from './sdk';
+export type { Sdk } from './host/sdk';
+export type { FileClass } from './storage/file-module';

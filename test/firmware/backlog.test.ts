@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFlashQueue } from '../../platforms/moddable/flash-queue';
+import { openFlashQueue } from '../../platforms/moddable/storage/flash-queue';
 import { parseSeed } from '../../src/service/seed';
 import { startService } from '../../src/service';
 import type { RunningService } from '../../src/service';
@@ -96,7 +96,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware\'s backlog on a real lin 
       every: EVERY,
       statusEvery: 2000,
       heapsEvery: 10_000,
-      journal: join(dir, 'feed-agent.q'),
+      backlogPath: join(dir, 'feed-agent.q'),
       ages: 1,
     }).library;
     device = new Simulator(sdk as Sdk, library, join(dir, 'config'));

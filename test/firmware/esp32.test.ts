@@ -195,7 +195,7 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
       const before = storage();
       await stop();
       await waitUntil('a burst in the storage partition', () => !storage().equals(before), 60_000);
-      // The burst is committed when the journal closes: wait until the partition has been still for 3 s.
+      // The burst is committed when its segment file closes: wait until the partition has been still for 3 s.
       let last = storage();
       let still = Date.now();
       await waitUntil('the burst written whole', () => {
@@ -216,9 +216,9 @@ describe.skipIf(typeof tools === 'string')('the firmware built for the ESP32 (ES
       // All but the readings taken after the last burst, which a reset loses by design.
       expect(restored).toBeGreaterThanOrEqual(unsent - SPILL_EVERY);
       await device.waitFor(/^feed-agent: started$/, 120_000);
-      await waitUntil('the journal delivered and the second boot feeding', () => proxy.stored.length >= stored + restored + 10, 180_000);
+      await waitUntil('the flash queue delivered and the second boot feeding', () => proxy.stored.length >= stored + restored + 10, 180_000);
       await accounted(stored, restored);
-      // The journal's samples come first, oldest first, each once: the first boot's readings after the
+      // The flash queue's samples come first, oldest first, each once: the first boot's readings after the
       // last one stored before the outage. Then the second boot's, which count from 0 again.
       const uptime = (feeds: typeof proxy.stored): number[] => feeds.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
       const recovered = uptime(proxy.stored.slice(stored, stored + restored));

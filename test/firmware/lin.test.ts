@@ -35,7 +35,7 @@ if (typeof sdk === 'string') console.log('firmware tests skipped: ' + sdk);
 describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Moddable SDK)', () => {
   // Made in beforeAll: describe's body runs even where the suite is skipped, and afterAll does not.
   let dir = '';
-  let journal = '';
+  let backlogPath = '';
   let service: RunningService;
   // The firmware talks to the service through the fault proxy: it keeps every feed the service stored,
   // in order, and an outage is the proxy off the network: its open connections die, new ones are refused.
@@ -53,7 +53,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   /** Every uptime value the service stored, in the order it stored them. */
   const uptimes = async (): Promise<number[]> => proxy.stored.filter((f) => f.id_resource === UPTIME).map((f) => Number(f.raw_data));
   const contiguous = (values: number[]): number[] => Array.from({ length: values.length }, (_, i) => values[0] + i);
-  /** The flash queue's files (`journal.*`: segments and its state) and their bytes. */
+  /** The flash queue's files (`backlogPath.*`: segments and its state) and their bytes. */
   const flash = (): number[] => readdirSync(dir).filter((n) => n.startsWith('feed-agent.q.')).map((n) => statSync(join(dir, n)).size);
   /** The firmware's trace lines from line `from` on that match `pattern`. */
   const traced = (from: number, pattern: RegExp): string[] => device!.lines.slice(from).filter((l) => pattern.test(l));
@@ -62,7 +62,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'feed-agent-firmware-'));
     mkdirSync(join(dir, 'config'));
-    journal = join(dir, 'feed-agent.q');
+    backlogPath = join(dir, 'feed-agent.q');
     service = await startService({ seed: SEED });
     proxy = await FaultProxy.start(service.url);
     library = buildApp(sdk as Sdk, ROOT, join(dir, 'build'), {
@@ -74,7 +74,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
       commandEvery: 1000,
       statusEvery: 2000,
       spillEvery: SPILL_EVERY,
-      journal,
+      backlogPath,
       ages: 1,
     }).library;
     device = new Simulator(sdk as Sdk, library, join(dir, 'config'));
@@ -157,18 +157,18 @@ describe.skipIf(typeof sdk === 'string')('the firmware on a real lin build (Modd
     await until('a burst on flash', async () => flash().some((bytes) => bytes > 0), 30_000, device);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await device!.kill();
-    const journalBytes = flash().reduce((sum, bytes) => sum + bytes, 0);
+    const flashBytes = flash().reduce((sum, bytes) => sum + bytes, 0);
     await start();
     const stored = await uptimes();
     device = new Simulator(sdk as Sdk, library, join(dir, 'config'));
     await device.waitFor(/^feed-agent: started$/, 30_000);
     await until('the flash queue delivered', async () => flash().length === 0, 60_000, device);
     const values = await uptimes();
-    // The readings of the first run: as stored before the outage, then those the journal held.
+    // The readings of the first run: as stored before the outage, then those the flash queue held.
     const firstRun = values.slice(0, values.indexOf(0, stored.length) < 0 ? values.length : values.indexOf(0, stored.length));
     const lastBefore = stored[stored.length - 1];
     const recovered = firstRun.slice(stored.length);
-    expect(journalBytes).toBeGreaterThan(0);
+    expect(flashBytes).toBeGreaterThan(0);
     expect(recovered.length).toBeGreaterThan(0);
     // Contiguous from where the service stopped: lost at most the readings after the last burst.
     expect(recovered).toEqual(Array.from({ length: recovered.length }, (_, i) => lastBefore + 1 + i));

@@ -74,7 +74,7 @@ export class Rig<F extends Front> {
       resources: 'uptime:' + UPTIME + ',heap:' + HEAP + ',command:' + COMMAND,
       every: 1000,
       statusEvery: 2000,
-      journal: join(this.dir, 'feed-agent.q'),
+      backlogPath: join(this.dir, 'feed-agent.q'),
       http: this.host,
       ...config,
     }).library;

@@ -44,7 +44,10 @@ export interface Build {
  */
 export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Record<string, string | number>, debug = true): Build {
   mkdirSync(outDir, { recursive: true });
-  const args = [...(debug ? ['-d'] : []), '-m', '-p', 'lin', '-o', outDir, ...Object.entries(config).map(([k, v]) => k + '=' + v)];
+  // `-t build`: the library alone. The SDK's default target for a debug lin build (tools/mcconfig/make.lin.mk,
+  // `all`) also runs `pkill mcsim` and starts mcsim, which would kill every simulator of this machine,
+  // those of a test file running beside this one included.
+  const args = [...(debug ? ['-d'] : []), '-m', '-p', 'lin', '-t', 'build', '-o', outDir, ...Object.entries(config).map(([k, v]) => k + '=' + v)];
   const run = spawnSync('mcconfig', args, { cwd: appDir, env: { ...process.env, MODDABLE: sdk.moddable, PATH: sdk.path }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const output = (run.stdout ?? '') + (run.stderr ?? '');
   if (run.status !== 0) throw buildFailed('mcconfig ' + args.join(' '), output);

@@ -2,7 +2,8 @@
 // `http`, the ECMA-419 HTTP client and the classic socket under it, `timer`, `time` and `file`
 // (./standins), whose requests go over real connections to the real local service through the fault proxy. Plain ES2020 with no host global: the same code runs on Node
 // and inside the XS worker, where only the links differ (scenario-backend.ts answers both).
-import type { FileSystem, Sdk } from '../../platforms/moddable/sdk';
+import type { Sdk } from '../../platforms/moddable/host/sdk';
+import type { FileSystem } from '../../platforms/moddable/storage/file-module';
 import type { FaultRule, StoredFeed } from '../support/fault-proxy';
 import { VirtualClock } from '../support/virtual-clock';
 import { trackedLink } from '../scenarios/context';

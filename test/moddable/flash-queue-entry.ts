@@ -2,9 +2,9 @@
 // a file system in memory whose files are byte arrays allocated once, so that writing a byte (a number,
 // as the SDK's File takes it) allocates nothing of its own; reading returns a new ArrayBuffer, as the
 // SDK's File does. Each step is one evaluation.
-import { openFlashQueue } from '../../platforms/moddable/flash-queue';
-import type { FlashQueue } from '../../platforms/moddable/flash-queue';
-import type { DirectoryEntry, FileHandle, FileSystem } from '../../platforms/moddable/sdk';
+import { openFlashQueue } from '../../platforms/moddable/storage/flash-queue';
+import type { FlashQueue } from '../../platforms/moddable/storage/flash-queue';
+import type { DirectoryEntry, FileHandle, FileSystem } from '../../platforms/moddable/storage/file-module';
 import { settled } from '../xs/host';
 
 /** Bytes a file can grow to: a segment of 16 blocks. */

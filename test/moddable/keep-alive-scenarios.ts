@@ -1,10 +1,10 @@
-// The keep-alive host (platforms/moddable/keep-alive.ts) on the stand-ins of the ECMA-419 HTTP client and
+// The keep-alive host (platforms/moddable/host/keep-alive.ts) on the stand-ins of the ECMA-419 HTTP client and
 // the classic socket under it, against the real local service: one connection for many requests, every
 // way one fails with the right maybeDelivered, and a new connection after each failure or close. Run on
 // Node and inside XS with scenarios.ts.
 import { createAgent } from '../../src/core/agent';
 import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
-import { createModdableHost } from '../../platforms/moddable/host';
+import { createModdableHost } from '../../platforms/moddable/host/host';
 import { equal, ok } from '../scenarios/assert';
 import { counter, settle } from '../scenarios/helpers';
 import { R } from '../scenarios/seed';

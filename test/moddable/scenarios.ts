@@ -3,11 +3,11 @@
 // resolves with what it saw, which must be the same on both engines. The classic host's exchanges are
 // here ('http: …'), the keep-alive host's in keep-alive-scenarios.ts.
 import { createAgent } from '../../src/core/agent';
-import { createTimers } from '../../platforms/moddable/clock';
-import { openFlashQueue } from '../../platforms/moddable/flash-queue';
-import { AnswerBody } from '../../platforms/moddable/answer-body';
-import { createModdableHost } from '../../platforms/moddable/host';
-import { createHttp } from '../../platforms/moddable/http';
+import { createTimers } from '../../platforms/moddable/host/clock';
+import { openFlashQueue } from '../../platforms/moddable/storage/flash-queue';
+import { AnswerBody } from '../../platforms/moddable/host/answer-body';
+import { createModdableHost } from '../../platforms/moddable/host/host';
+import { createHttp } from '../../platforms/moddable/host/http';
 import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
 import { equal, ok } from '../scenarios/assert';
 import { counter, settle } from '../scenarios/helpers';

@@ -48,8 +48,11 @@ export async function bundleForXs(entry: string, options: BundleOptions = {}): P
   return result.outputFiles[0].text;
 }
 
-/** The modules a device build preloads: the core, the Moddable adapter and its firmware (manifest.json). */
-const DEVICE_MODULES = /[\\/](src[\\/]core([\\/][\w-]+)?|platforms[\\/]moddable([\\/]firmware)?)[\\/][^\\/]+\.ts$/;
+/**
+ * The modules a device build preloads (manifest.json): the core, and the Moddable adapter in its folders
+ * (host, storage, peripherals) with its firmware.
+ */
+const DEVICE_MODULES = /[\\/](src[\\/]core|platforms[\\/]moddable)([\\/][\w-]+)?[\\/][^\\/]+\.ts$/;
 
 /** The names a module declares at its top level, as values: what its closures may hold at run time. */
 export function topLevelBindings(source: string, file: string): string[] {

@@ -7,8 +7,8 @@
 // after and before, Q what the queue counts (usedBytes), B its bound.
 import config from 'mc/config';
 import { File, Iterator, System } from 'file';
-import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY, openFlashQueue } from '../../../platforms/moddable/flash-queue';
-import type { FileSystem } from '../../../platforms/moddable/sdk';
+import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY, openFlashQueue } from '../../../platforms/moddable/storage/flash-queue';
+import type { FileSystem } from '../../../platforms/moddable/storage/file-module';
 
 const EVERY = 10_000;
 const PATH = '/feed-agent.q';

@@ -16,8 +16,8 @@ import type { ActuatorConfig, ReportConfig, SensorConfig } from '../../../src/co
 import { UPLINK_DEFAULTS } from '../../../src/core/config';
 import type { Host } from '../../../src/core/host/host';
 import { errorText } from '../../../src/core/wire/errors';
-import { openFlashQueue } from '../flash-queue';
-import { createModdableHost } from '../host';
+import { openFlashQueue } from '../storage/flash-queue';
+import { createModdableHost } from '../host/host';
 import { files, sdk } from '../modules';
 import { boardReading, firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
@@ -88,7 +88,7 @@ export function prepare(config: Record<string, unknown>): Firmware | undefined {
   const slotUsed = Instrumentation.map('XS Slot Heap Used');
   const chunkUsed = Instrumentation.map('XS Chunk Heap Used');
   // The backlog's times are the host's clock (`host`, made below, before any sample is stored).
-  const storage = openFlashQueue(files, { path: settings.journal, spillEvery: settings.spillEvery, maxBytes: settings.backlogBytes, now: () => host.now(), log: say });
+  const storage = openFlashQueue(files, { path: settings.backlogPath, spillEvery: settings.spillEvery, maxBytes: settings.backlogBytes, now: () => host.now(), log: say });
   let secure: Record<string, unknown> | undefined;
   try {
     if (settings.ca !== '') secure = { certificate: new Resource(settings.ca) };

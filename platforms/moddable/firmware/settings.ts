@@ -3,7 +3,7 @@
 // the build line can act on; the token's value is never repeated.
 
 import { isServiceUrl, UPLINK_DEFAULTS } from '../../../src/core/config';
-import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY } from '../flash-queue';
+import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY } from '../storage/flash-queue';
 
 /** The resources the firmware feeds, by role: four sensors and the actuator that traces commands. */
 const ROLES = Object.freeze(['uptime', 'heap', 'rssi', 'temperature', 'command'] as const);
@@ -32,8 +32,8 @@ export interface Settings {
    * '' to find it among the SDK's certificates listed in the manifest (`$(MODULES)/crypt/data/caNNN`).
    */
   ca: string;
-  /** Where the flash queue keeps what an outage left unsent (`journal`, default the file root's feed-agent.q: files feed-agent.q.*). */
-  journal: string;
+  /** Where the flash queue keeps what an outage left unsent (`backlogPath`, default the file root's feed-agent.q: files feed-agent.q.*). */
+  backlogPath: string;
   /** The most flash the backlog takes, in bytes (`backlogBytes`, default 655,360: the manifest sets it per board). */
   backlogBytes: number;
   /**
@@ -44,7 +44,7 @@ export interface Settings {
   ages: boolean;
   /**
    * How requests travel (`http`): 'keep-alive' (default), one connection kept open; 'classic', the SDK's
-   * `Request`, a connection per request (platforms/moddable/host.ts).
+   * `Request`, a connection per request (platforms/moddable/host/host.ts).
    */
   http: 'keep-alive' | 'classic';
   /** Where the device asks for a new image (`update`, an http URL; provisioned or an mcconfig key); '' for none (ESP32 only). */
@@ -90,7 +90,7 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
   const resources = readResources(config.resources, problems, config.peripherals === undefined);
   const ca = config.ca === undefined ? '' : String(config.ca);
   const root = (config.file as { root?: unknown } | undefined)?.root;
-  const journal = config.journal !== undefined && config.journal !== '' ? String(config.journal) : String(root ?? '') + 'feed-agent.q';
+  const backlogPath = config.backlogPath !== undefined && config.backlogPath !== '' ? String(config.backlogPath) : String(root ?? '') + 'feed-agent.q';
   if (ca !== '' && !/\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
   const http = config.http === undefined || config.http === '' ? 'keep-alive' : String(config.http);
   if (http !== 'keep-alive' && http !== 'classic') problems.push('http: expected keep-alive or classic, got "' + http + '"');
@@ -113,7 +113,7 @@ export function readSettings(config: Record<string, unknown>): SettingsResult {
     xsHeap: count('xsHeap', 0),
     statusEvery: count('statusEvery', 0),
     ca,
-    journal,
+    backlogPath,
     ages: ages === '1',
     http: http as Settings['http'],
     update,

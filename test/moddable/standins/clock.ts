@@ -1,7 +1,7 @@
 // Stand-ins for the SDK's `timer` and `time` over the tests' virtual clock. Time.ticks behaves as on a
 // microcontroller: a signed 32-bit millisecond counter that rolls over (documentation/base/base.md), so a
 // test can start it just short of 2^31 and watch the host's clock cross the rollover.
-import type { TimeModule, TimerModule } from '../../../platforms/moddable/sdk';
+import type { TimeModule, TimerModule } from '../../../platforms/moddable/host/sdk';
 import type { VirtualClock } from '../../support/virtual-clock';
 
 export function timerStandIn(clock: VirtualClock): TimerModule {

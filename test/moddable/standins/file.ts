@@ -2,7 +2,7 @@
 // littlefs): a File class and a directory Iterator over a disk the test owns, synchronous as the SDK's are.
 // Reading past the end throws "read past end of file"; opening a missing file to read throws "file not
 // found"; opening to write creates it and keeps what it holds.
-import type { DirectoryEntry, DirectoryIteratorClass, FileClass, FileHandle, FileSystem } from '../../../platforms/moddable/sdk';
+import type { DirectoryEntry, DirectoryIteratorClass, FileClass, FileHandle, FileSystem } from '../../../platforms/moddable/storage/file-module';
 import type { DiskAnswer, DiskEntry, DiskOp } from '../../support/disk';
 import { bytesOf, latin1 } from './bytes';
 

@@ -15,7 +15,7 @@
 //   afterwards are never sent. A status line without two spaces is reported as an error, after which
 //   httpclient.js reads on from its closed socket and throws: so does this one.
 // Not modelled: chunked answers (the local service never sends them).
-import type { ClientRequest, ClientRequestOptions, HttpClient, HttpClientOptions } from '../../../platforms/moddable/sdk';
+import type { ClientRequest, ClientRequestOptions, HttpClient, HttpClientOptions } from '../../../platforms/moddable/host/sdk';
 import { bytesOf } from './bytes';
 
 /** The ECMA-419 socket as the client uses it. */

@@ -12,8 +12,8 @@
 // - without `response`, the body comes as message 4 with the count that arrived (at most a socket
 //   buffer's), which must be read with `read` inside it, then message 5; every message after `close()`
 //   is dropped.
-import type { RequestClass, RequestOptions, SdkRequest } from '../../../platforms/moddable/sdk';
-import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../../../platforms/moddable/sdk';
+import type { RequestClass, RequestOptions, SdkRequest } from '../../../platforms/moddable/host/sdk';
+import { HEADER, REQUEST_FRAGMENT, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../../../platforms/moddable/host/sdk';
 import type { RawOutcome } from '../../scenarios/protocol';
 import { bytesOf, latin1, utf8Bytes } from './bytes';
 

@@ -10,8 +10,8 @@
 // - message -1 when the server closed the connection: after an answer that ended it, or when the test
 //   says the service closed it (`lost`), as the network would tell the device;
 // - every message after close() is dropped.
-import type { ClassicSocket, ClassicSocketClass } from '../../../platforms/moddable/sdk';
-import { SOCKET_CONNECTED, SOCKET_READABLE, SOCKET_WRITABLE } from '../../../platforms/moddable/sdk';
+import type { ClassicSocket, ClassicSocketClass } from '../../../platforms/moddable/host/sdk';
+import { SOCKET_CONNECTED, SOCKET_READABLE, SOCKET_WRITABLE } from '../../../platforms/moddable/host/sdk';
 import type { ConnectOutcome, SendOutcome } from '../../scenarios/protocol';
 import { bytesOf, latin1 } from './bytes';
 

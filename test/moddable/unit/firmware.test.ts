@@ -37,7 +37,7 @@ describe('firmware settings', () => {
       xsHeap: 0,
       statusEvery: 60000,
       ca: '',
-      journal: '/mod/feed-agent.q',
+      backlogPath: '/mod/feed-agent.q',
       ages: false,
       http: 'keep-alive',
     });

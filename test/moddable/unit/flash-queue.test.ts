@@ -1,13 +1,13 @@
-// The flash queue (platforms/moddable/flash-queue.ts) on the file stand-in over real files: what a
+// The flash queue (platforms/moddable/storage/flash-queue.ts) on the file stand-in over real files: what a
 // reboot restores and with which times, what each record costs, when it writes and what it never
 // rewrites, how it stays within its bound, the batch out in a request, and what it makes of damage.
 import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InFlight, SampleValue } from '../../../src/core/host/host';
-import { openFlashQueue } from '../../../platforms/moddable/flash-queue';
-import type { FlashQueue, FlashQueueOptions } from '../../../platforms/moddable/flash-queue';
-import type { FileClass } from '../../../platforms/moddable/sdk';
+import { openFlashQueue } from '../../../platforms/moddable/storage/flash-queue';
+import type { FlashQueue, FlashQueueOptions } from '../../../platforms/moddable/storage/flash-queue';
+import type { FileClass } from '../../../platforms/moddable/storage/file-module';
 import { Disk } from '../../support/disk';
 import { fileStandIn, fileSystemStandIn } from '../standins/file';
 

@@ -2,7 +2,7 @@
 // into an Ending, whatever comes first (the answer, a failure, its timer); the timer is cleared on every
 // path, and the host's own state is released before the caller hears of it. Callbacks that arrive later
 // find it settled.
-import type { Host, HttpRequest, HttpResult } from '../../src/core/host/host';
+import type { Host, HttpRequest, HttpResult } from '../../../src/core/host/host';
 import type { TimerModule } from './sdk';
 
 /** The answer's headers the core reads, raw (src/core/host/host.ts): null when the answer had none. */

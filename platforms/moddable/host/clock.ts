@@ -2,8 +2,8 @@
 // 32-bit millisecond counter on most microcontrollers (it rolls over after 24.8 days) and a large float
 // on the simulator; `Time.delta` is correct across the rollover (documentation/base/base.md). The clock
 // adds up those deltas, so it starts at 0 and never goes back.
-import { chainedTimers } from '../../src/core/host/chained-timers';
-import type { Host } from '../../src/core/host/host';
+import { chainedTimers } from '../../../src/core/host/chained-timers';
+import type { Host } from '../../../src/core/host/host';
 import type { TimeModule, TimerModule } from './sdk';
 
 /** `Host['now']`. It must be read at least once per rollover period: the agent's timers see to that. */

@@ -17,7 +17,7 @@
 // the client left is copied out of the socket before its callback returns (at most what one callback
 // announced: 1 KB on lin and from SecureSocket) and read from there first. Bytes that nobody reads,
 // after the client's own Timer had its turn, arrived with no request to read them: the connection ends.
-import { errorText } from '../../src/core/wire/errors';
+import { errorText } from '../../../src/core/wire/errors';
 import type { ClassicSocket, ClassicSocketClass, TimerModule } from './sdk';
 import { SOCKET_CONNECTED, SOCKET_READABLE, SOCKET_WRITABLE } from './sdk';
 

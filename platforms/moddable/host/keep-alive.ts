@@ -24,8 +24,8 @@
 //   (answer-body.ts: reserved at its creation, bounded by the request, never by what the peer announces)
 //   and decoded natively. A 2xx answer beyond the bound drops the connection, its outcome unknown; any
 //   other status is that status, its first bytes the body, the rest dropped with the connection.
-import type { Host, HttpRequest, LogLevel } from '../../src/core/host/host';
-import { errorText } from '../../src/core/wire/errors';
+import type { Host, HttpRequest, LogLevel } from '../../../src/core/host/host';
+import { errorText } from '../../../src/core/wire/errors';
 import { ClassicStream } from './classic-stream';
 import type { StreamLink } from './classic-stream';
 import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';

@@ -1,6 +1,6 @@
 // QueueStorage on the SDK's `file` module (littlefs on the Pico W and the ESP32, POSIX files on lin): a
 // backlog, so that the agent's queue in RAM is a window onto what an outage leaves on flash (src/core/host/host.ts,
-// docs/moddable.md "Flash"). Samples go to segment files of consecutive samples (journal-record.ts), each
+// docs/moddable.md "Flash"). Samples go to segment files of consecutive samples (segment-records.ts), each
 // at most `segmentBlocks` littlefs blocks, named `path.<first seq>` while written and renamed
 // `path.<first>-<last>` once complete. Nothing is ever rewritten: a segment is appended to in bursts (the
 // core's `spillEvery`; a burst is committed when the file closes, which littlefs makes atomic), and
@@ -8,10 +8,10 @@
 // finished, and the batch out in a request, live in `path.out` (in-flight-file.ts), written once per batch
 // sent from flash. While the service answers none of it is written. The bound counts what littlefs uses:
 // whole blocks, with its pointers inside them.
-import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../src/core/host/host';
+import type { InFlight, QueueStorage, SampleValue, StoredVisit } from '../../../src/core/host/host';
 import { InFlightFile } from './in-flight-file';
-import { HEADER_BYTES, RecordReader, RecordWriter } from './journal-record';
-import type { FileClass, FileHandle, FileSystem } from './sdk';
+import { HEADER_BYTES, RecordReader, RecordWriter } from './segment-records';
+import type { FileClass, FileHandle, FileSystem } from './file-module';
 
 export interface FlashQueueOptions {
   /** Where the backlog lives, from the `file` module's root: `config.file.root + "feed-agent.q"` (files `path.*`). */

@@ -1,9 +1,10 @@
-// The parts of the Moddable SDK the adapter uses, declared as the SDK's sources define them. The adapter
-// takes these modules as values (`modules.ts` hands it the real ones; tests hand it stand-ins), which
-// keeps every other file free of SDK imports: they type-check beside Node, whose ambient "http" module
-// would shadow the SDK's. `tsconfig.json` here checks that the SDK's published typings
-// (@moddable/typings) fit these declarations. Where those typings differ from the SDK's sources, the
-// sources win: a Request reports an error as -2 (modules/network/http/http.js), the typings say -1.
+// The parts of the Moddable SDK the host uses, declared as the SDK's sources define them (the flash queue's
+// `file` module: ../storage/file-module.ts). The adapter takes these modules as values (`../modules.ts`
+// hands it the real ones; tests hand it stand-ins), which keeps every other file free of SDK imports: they
+// type-check beside Node, whose ambient "http" module would shadow the SDK's. `../tsconfig.json` checks
+// that the SDK's published typings (@moddable/typings) fit these declarations. Where those typings differ
+// from the SDK's sources, the sources win: a Request reports an error as -2 (modules/network/http/http.js),
+// the typings say -1.
 
 /** Request callback messages (modules/network/http/http.js); any negative message is an error. */
 export const REQUEST_FRAGMENT = 0;
@@ -61,46 +62,6 @@ export interface TimerModule {
 export interface TimeModule {
   readonly ticks: number;
   delta(start: number, end?: number): number;
-}
-
-/** An open file of the `file` module (documentation/files/files.md). */
-export interface FileHandle {
-  read(type: typeof ArrayBuffer, count?: number): ArrayBuffer;
-  /**
-   * Writes each item at `position`: an ArrayBuffer's bytes, or a number as one byte, its low 8 bits (the
-   * sources say so where the documentation names String and ArrayBuffer only: modules/files/file/lin and
-   * littlefs/modLittlefs.c, xs_file_write). On lin a call is flushed to the OS before it returns.
-   */
-  write(...items: (ArrayBuffer | number)[]): void;
-  close(): void;
-  readonly length: number;
-  position: number;
-}
-
-export interface FileClass {
-  /** Opens `path`; with `write`, creates it when missing (its content is kept). */
-  new (path: string, write?: boolean): FileHandle;
-  delete(path: string): boolean;
-  exists(path: string): boolean;
-  /** Absolute paths here; the SDK takes a bare name for `to` as one in `from`'s directory. */
-  rename(from: string, to: string): boolean;
-}
-
-/** An entry of a directory; `length` is a file's size, undefined for a directory. */
-export interface DirectoryEntry {
-  name: string;
-  length?: number;
-}
-
-/** The `file` module's Iterator: the entries of the directory `path`, then undefined (it closes itself). */
-export interface DirectoryIteratorClass {
-  new (path: string): { next(): DirectoryEntry | undefined };
-}
-
-/** What the flash queue needs of the `file` module: its File and Iterator classes. */
-export interface FileSystem {
-  File: FileClass;
-  Iterator: DirectoryIteratorClass;
 }
 
 /** Classic socket callback messages (modules/network/socket/socket.js); negative: closed (-1) or failed (-2). */

@@ -1,8 +1,8 @@
 // The Moddable host: HTTP over one kept-open connection of the ECMA-419 client (keep-alive.ts), or over
 // the classic `Request` (http.ts, a connection per request), a monotonic clock from `Time.ticks`, timers
 // from `Timer`, the log through `trace`, and optional storage (openFlashQueue). The SDK's modules come in
-// as a value (modules.ts has the real ones), so that tests run this same code on stand-ins.
-import type { Host, LogLevel, QueueStorage } from '../../src/core/host/host';
+// as a value (../modules.ts has the real ones), so that tests run this same code on stand-ins.
+import type { Host, LogLevel, QueueStorage } from '../../../src/core/host/host';
 import { createClock, createTimers } from './clock';
 import { createHttp } from './http';
 import type { HttpOptions } from './http';

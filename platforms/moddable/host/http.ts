@@ -30,9 +30,9 @@
 //   stack: http.js's constructor and its socket callback go deep, and adding the agent's calls below the
 //   one and the decoding above the other overflowed the 384-slot stack of an ESP32 build (measured on a
 //   lin build, docs/moddable.md).
-import type { Host, HttpRequest } from '../../src/core/host/host';
-import { errorText } from '../../src/core/wire/errors';
-import { utf8Length, utf8Write } from '../../src/core/wire/utf8';
+import type { Host, HttpRequest } from '../../../src/core/host/host';
+import { errorText } from '../../../src/core/wire/errors';
+import { utf8Length, utf8Write } from '../../../src/core/wire/utf8';
 import { AnswerBody, DEFAULT_MAX_ANSWER_BYTES, isFailureStatus, tooLarge } from './answer-body';
 import { Exchange, inTurn, keepHeader } from './exchange';
 import type { AnswerHeaders, Ending } from './exchange';

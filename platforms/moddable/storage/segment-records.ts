@@ -13,9 +13,9 @@
 //   previous record's (9 bytes). A segment's time starts at 0.
 // Times are kept to the millisecond. Writing a number or a boolean allocates nothing, and neither does
 // reading one back.
-import type { SampleValue } from '../../src/core/host/host';
-import { utf8Length, utf8Read, utf8Write } from '../../src/core/wire/utf8';
-import type { FileHandle } from './sdk';
+import type { SampleValue } from '../../../src/core/host/host';
+import { utf8Length, utf8Read, utf8Write } from '../../../src/core/wire/utf8';
+import type { FileHandle } from './file-module';
 
 /** "FAQ2" read as a little-endian u32. */
 const MARK = 0x32514146;

@@ -7,8 +7,8 @@
 // entries (u16), their resource ids (u32 each) and newest feed ids (f64 each), and the CRC-32 of all of
 // it (u32). It is written over the last one at offset 0: littlefs commits it whole at close; a file system
 // without that commit can tear it, and a record that fails its checksum reads as none.
-import type { InFlight } from '../../src/core/host/host';
-import type { FileClass } from './sdk';
+import type { InFlight } from '../../../src/core/host/host';
+import type { FileClass } from './file-module';
 
 /** "FAO1" read as a little-endian u32. */
 const MARK = 0x314f4146;
