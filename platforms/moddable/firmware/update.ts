@@ -11,8 +11,8 @@ import type { Host } from '../../../src/core/host/host';
 import type { Ladder } from '../../../src/core/requests/backoff';
 import { RetryLadder } from '../../../src/core/requests/retry-ladder';
 import { errorText } from '../../../src/core/wire/errors';
-import type { RequestClass, SdkRequest, TimerModule } from '../sdk';
-import { HEADER, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../sdk';
+import type { RequestClass, SdkRequest, TimerModule } from '../host/sdk';
+import { HEADER, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../host/sdk';
 
 /** The app slots (ota-slot.d.ts). */
 export interface Slots {

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResult } from '../../../src/core/host/host';
-import { HEADER, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../../../platforms/moddable/sdk';
-import type { RequestOptions } from '../../../platforms/moddable/sdk';
+import { HEADER, RESPONSE_COMPLETE, RESPONSE_FRAGMENT, STATUS } from '../../../platforms/moddable/host/sdk';
+import type { RequestOptions } from '../../../platforms/moddable/host/sdk';
 import { readOffer, Updater } from '../../../platforms/moddable/firmware/update';
 import type { UpdateParts } from '../../../platforms/moddable/firmware/update';
 import { VirtualClock } from '../../support/virtual-clock';
