@@ -1,13 +1,11 @@
-// The ESP32's updates over the air (update.ts) on the SDK's modules: its OTA writer, the crypt Digest,
-// Preference, and our app-slot functions (ota-slot.d.ts). Only the esp32 build has this module
-// (manifest.json); main.ts starts it where it is.
-import OTA from 'ota';
-import { Digest } from 'crypt';
+// The ESP32's updates over the air (update.ts) on the SDK's modules: Preference, Timer, the classic
+// Request, and the app slots with the OTA writer and the digest (ota-slot.d.ts). Only the esp32 build has
+// this module (manifest.json); main.ts starts it where it is.
 import Preference from 'preference';
 import Timer from 'timer';
 import type { Host } from '../../../src/core/host/host';
 import { sdk } from '../modules';
-import { confirm, pendingVerify, restart, rollBack } from './ota-slot';
+import { confirm, openOta, pendingVerify, restart, rollBack, sha256 } from './ota-slot';
 import { Updater } from './update';
 import type { UpdateParts, UpdateSettings } from './update';
 
@@ -17,8 +15,8 @@ export function startUpdates(host: Host, agent: UpdateParts['agent'], settings: 
       Request: sdk.Request,
       Timer: Timer as unknown as UpdateParts['Timer'],
       slots: { pendingVerify, confirm, rollBack, restart },
-      openOta: () => new OTA(),
-      sha256: () => new Digest('SHA256'),
+      openOta,
+      sha256,
       preference: Preference,
       host,
       agent,

@@ -73,6 +73,12 @@ const REQUEST_MS = 10_000;
 /** A download that receives nothing for this long is given up (a blackholed connection). */
 const STALL_MS = 30_000;
 const PROGRESS_EVERY = 64 * 1024;
+/**
+ * The slot is written a flash sector at a time: the fragments of a download fall anywhere, and in QEMU's
+ * esp32 machine a write that ended a few bytes short of a sector's end, before the next sector was
+ * erased, left those bytes erased (esp_ota_end then refused the image).
+ */
+const SECTOR = 4096;
 
 export class Updater {
   private readonly ladder: RetryLadder;
@@ -94,6 +100,14 @@ export class Updater {
       parts.preference.set(DOMAIN, 'failed', tried);
     }
     if (tried !== undefined) parts.preference.delete(DOMAIN, 'tried');
+    this.asking();
+  }
+
+  /** Says which image runs and where updates come from, then asks. */
+  private asking(): void {
+    const { settings } = this;
+    if (settings.source === '') return;
+    this.parts.say('update: ' + settings.version + ' runs; ' + settings.source + ' is asked every ' + Math.round(settings.everyMs / 1000) + ' s');
     this.later(0);
   }
 
@@ -108,7 +122,7 @@ export class Updater {
         parts.slots.confirm();
         parts.preference.delete(DOMAIN, 'tried');
         parts.say('update: ' + settings.version + ' confirmed');
-        this.later(0);
+        this.asking();
       } else if (parts.host.now() - started >= settings.trialMs) {
         parts.Timer.clear(poll);
         parts.say('update: ' + settings.version + ' delivered nothing in ' + Math.round(settings.trialMs / 1000) + ' s: back to the image before it');
@@ -153,6 +167,8 @@ export class Updater {
       return this.failed('the other slot cannot be written: ' + errorText(e));
     }
     const digest = parts.sha256();
+    const sector = new Uint8Array(SECTOR);
+    let filled = 0;
     let received = 0;
     let said = 0;
     let last = parts.host.now();
@@ -176,6 +192,17 @@ export class Updater {
       parts.agent.persist();
       parts.slots.restart();
     };
+    /** Writes the sector's bytes so far to the slot; false when the slot refused them (the download is over). */
+    const flush = (): boolean => {
+      try {
+        ota.write(filled === SECTOR ? sector.buffer : sector.slice(0, filled).buffer);
+      } catch (e) {
+        finish('the slot refused a write: ' + errorText(e));
+        return false;
+      }
+      filled = 0;
+      return true;
+    };
     const watch = parts.Timer.repeat(() => {
       if (parts.host.now() - last >= STALL_MS) finish('nothing received for ' + STALL_MS / 1000 + ' s');
     }, 1000);
@@ -191,10 +218,13 @@ export class Updater {
         last = parts.host.now();
         if (received > offer.bytes) return finish('more than the ' + offer.bytes + ' bytes the source said');
         digest.write(bytes);
-        try {
-          ota.write(bytes);
-        } catch (e) {
-          return finish('the slot refused a write: ' + errorText(e));
+        const from = new Uint8Array(bytes);
+        for (let at = 0; at < from.length; ) {
+          const n = Math.min(SECTOR - filled, from.length - at);
+          sector.set(from.subarray(at, at + n), filled);
+          filled += n;
+          at += n;
+          if (filled === SECTOR && !flush()) return;
         }
         if (received - said >= PROGRESS_EVERY) {
           said = received;
@@ -202,6 +232,7 @@ export class Updater {
         }
       } else if (message === RESPONSE_COMPLETE) {
         if (received !== offer.bytes) return finish(received + ' bytes received, the source said ' + offer.bytes);
+        if (filled > 0 && !flush()) return;
         const sha = hex(digest.close());
         finish(sha === offer.sha256 ? null : 'SHA-256 ' + sha + ', the source said ' + offer.sha256);
       } else if (message < 0) finish('the download failed (' + message + ')');
