@@ -37,7 +37,7 @@ describe('checkIdentity', () => {
   });
 
   it('says what is missing', () => {
-    expect(checkIdentity({})).toEqual({ problems: ['publicKey: missing', 'token: missing', 'url: missing'] });
+    expect(checkIdentity({})).toEqual({ problems: ['publicKey: missing', 'token: missing'] });
   });
 
   it('counts an SSID in bytes, as 802.11 does', () => {

@@ -10,7 +10,7 @@ import { parseFleetCsv } from '../provision/fleet-csv';
 import { TARGETS } from '../provision/targets';
 import { parseOptions, UsageError } from './usage';
 
-const HELP = `usage: feed-agent provision [--target esp32|pico] --publicKey KEY --token TOKEN --url URL [fields] [--out FILE]
+const HELP = `usage: feed-agent provision [--target esp32|pico] --publicKey KEY --token TOKEN [fields] [--out FILE]
        feed-agent provision [--target esp32|pico] --fleet FLEET.csv --out DIR
 
 Writes what a device's preference store holds, for a firmware built once for the whole fleet:
@@ -21,7 +21,7 @@ Writes what a device's preference store holds, for a firmware built once for the
 Fields (each also a column of FLEET.csv, whose first row names its columns):
   --publicKey KEY  the device's public key: 24 hexadecimal digits
   --token TOKEN    its token: 24 hexadecimal digits (or the environment's FEED_AGENT_TOKEN)
-  --url URL        the service: http(s)://host[:port][/path]
+  --url URL        the service: http(s)://host[:port][/path] (default: the build's url)
   --resources IDS  the device's resource ids by role, as the firmware's resources key: uptime:201,heap:202
   --ssid SSID      the Wi-Fi network (at most 32 bytes), and --password PASSWORD (8 to 63 characters)
   --ca NAME        the DER resource of a private CA in the image (e.g. my-root.der)

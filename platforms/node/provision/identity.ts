@@ -9,7 +9,8 @@ export const PREFERENCE_DOMAIN = 'feed-agent';
 export interface Identity {
   publicKey: string;
   token: string;
-  url: string;
+  /** The service; without it, the build's `url`. */
+  url?: string;
   /** Wi-Fi network and passphrase; absent on a board with Ethernet. */
   ssid?: string;
   password?: string;
@@ -26,7 +27,8 @@ export interface Identity {
 
 export const IDENTITY_FIELDS = ['publicKey', 'token', 'url', 'resources', 'ssid', 'password', 'ca', 'update'] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
-const REQUIRED: readonly IdentityField[] = ['publicKey', 'token', 'url'];
+/** What differs from board to board; the rest may come from the build's keys (a fleet's one url). */
+const REQUIRED: readonly IdentityField[] = ['publicKey', 'token'];
 
 /** The platform issues a device's public key and its token as 24 hexadecimal digits (12 bytes). */
 const KEY = /^[0-9A-Fa-f]{24}$/;
@@ -70,8 +72,8 @@ export function checkIdentity(fields: Partial<Record<string, string>>): Checked 
   const ca = value('ca');
   if (ca !== undefined && !/^[\w.-]+\.der$/.test(ca)) problems.push('ca: expected the name of a .der resource, got "' + ca + '"');
   if (problems.length > 0) return { problems };
-  const identity: Identity = { publicKey: value('publicKey')!, token: value('token')!, url: url! };
-  for (const name of ['resources', 'ssid', 'password', 'ca', 'update'] as const) {
+  const identity: Identity = { publicKey: value('publicKey')!, token: value('token')! };
+  for (const name of ['url', 'resources', 'ssid', 'password', 'ca', 'update'] as const) {
     const v = value(name);
     if (v !== undefined) identity[name] = v;
   }

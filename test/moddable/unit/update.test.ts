@@ -23,6 +23,7 @@ function device(options: { pending?: boolean; offer?: object; image?: Uint8Array
   const events: string[] = [];
   let sent = options.sent ?? 0;
   let written = 0;
+  const writes: number[] = [];
   const image = options.image ?? IMAGE;
   const parts: UpdateParts = {
     Timer: {
@@ -37,7 +38,7 @@ function device(options: { pending?: boolean; offer?: object; image?: Uint8Array
       },
       clear: (id) => clock.clearTimer((id as { current: number }).current ?? id),
     },
-    // The SDK's Request: answers the image in 4 KB fragments, one per millisecond.
+    // The SDK's Request: answers the image in fragments of a TCP segment's 1,460 bytes, one per millisecond.
     Request: class {
       callback: (message: number, value?: unknown, etc?: unknown) => void = () => {};
       private at = 0;
@@ -51,7 +52,7 @@ function device(options: { pending?: boolean; offer?: object; image?: Uint8Array
           this.callback(HEADER, 'content-length', String(image.length));
         }
         if (this.at >= image.length) return void this.callback(RESPONSE_COMPLETE);
-        this.callback(RESPONSE_FRAGMENT, Math.min(4096, image.length - this.at));
+        this.callback(RESPONSE_FRAGMENT, Math.min(1460, image.length - this.at));
         clock.setTimer(1, () => this.next(false));
       }
       read(_: unknown, count: number): ArrayBuffer {
@@ -70,7 +71,7 @@ function device(options: { pending?: boolean; offer?: object; image?: Uint8Array
       restart: () => events.push('restart'),
     },
     openOta: () => ({
-      write: (bytes) => void (written += bytes.byteLength),
+      write: (bytes) => void (written += bytes.byteLength, writes.push(bytes.byteLength)),
       cancel: () => events.push('cancel'),
       complete: () => events.push('complete ' + written),
     }),
@@ -97,7 +98,7 @@ function device(options: { pending?: boolean; offer?: object; image?: Uint8Array
     say: (text) => said.push(text),
   };
   const settings = { source: SOURCE, version: '1.0.0', everyMs: 60_000, trialMs: 30_000, backoff: { baseMs: 1000, capMs: 60_000 } };
-  return { clock, said, store, events, parts, settings, deliver: () => (sent = 1) };
+  return { clock, said, store, events, writes, parts, settings, deliver: () => (sent = 1) };
 }
 
 describe('Updater', () => {
@@ -107,7 +108,10 @@ describe('Updater', () => {
     await d.clock.advance(1000);
     expect(d.events).toEqual(['check ' + SOURCE, 'GET 10.0.2.101:80/firmware/1.1.0.bin', 'complete ' + IMAGE.length, 'persist', 'restart']);
     expect(d.store.get('tried')).toBe('1.1.0');
-    expect(d.said).toEqual(['update: 1.1.0 offered, 200000 bytes: downloading', 'update: 65536 of 200000 bytes', 'update: 131072 of 200000 bytes', 'update: 196608 of 200000 bytes', 'update: 1.1.0 written to the other slot; restarting into it']);
+    // Whole flash sectors, whatever the fragments: the last one short.
+    expect(d.writes.slice(0, -1).every((n) => n === 4096)).toBe(true);
+    expect(d.writes.reduce((a, b) => a + b, 0)).toBe(IMAGE.length);
+    expect(d.said).toEqual(['update: 1.0.0 runs; ' + SOURCE + ' is asked every 60 s', 'update: 1.1.0 offered, 200000 bytes: downloading', 'update: 65700 of 200000 bytes', 'update: 131400 of 200000 bytes', 'update: 197100 of 200000 bytes', 'update: 1.1.0 written to the other slot; restarting into it']);
   });
 
   it('cancels an image whose digest is not the one offered, and asks again after a backoff', async () => {
@@ -144,7 +148,7 @@ describe('Updater', () => {
     d.deliver();
     await d.clock.advance(1000);
     expect(d.events[0]).toBe('confirm');
-    expect(d.said.slice(0, 2)).toEqual(['update: 1.0.0 on trial: it confirms itself once it has delivered a batch', 'update: 1.0.0 confirmed']);
+    expect(d.said.slice(0, 3)).toEqual(['update: 1.0.0 on trial: it confirms itself once it has delivered a batch', 'update: 1.0.0 confirmed', 'update: 1.0.0 runs; ' + SOURCE + ' is asked every 60 s']);
     expect(d.store.has('tried')).toBe(false);
     const broken = device({ pending: true });
     new Updater(broken.parts, broken.settings).start();
