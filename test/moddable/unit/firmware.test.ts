@@ -40,6 +40,10 @@ describe('firmware settings', () => {
       backlogPath: '/mod/feed-agent.q',
       ages: false,
       http: 'keep-alive',
+      update: '',
+      version: '0',
+      updateEvery: 3_600_000,
+      updateTrial: 600_000,
     });
     expect(settings({ http: 'classic' }).http).toBe('classic');
     expect(settings({ ages: '1', backlogBytes: '49152' })).toMatchObject({ ages: true, backlogBytes: 49_152 });
