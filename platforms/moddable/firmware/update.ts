@@ -150,8 +150,12 @@ export class Updater {
     if (result.status !== 200) return this.failed('the update source answered ' + result.status);
     const offer = readOffer(result.body, settings.source);
     if (typeof offer === 'string') return this.failed('the update source\'s answer: ' + offer);
-    this.ladder.succeed(parts.host.now());
-    if (offer.version === settings.version || offer.version === parts.preference.get(DOMAIN, 'failed')) return this.later(settings.everyMs);
+    // Only a source with nothing new ends the ladder: a download that fails again and again must wait
+    // longer each time, though the offer before it was read.
+    if (offer.version === settings.version || offer.version === parts.preference.get(DOMAIN, 'failed')) {
+      this.ladder.succeed(parts.host.now());
+      return this.later(settings.everyMs);
+    }
     this.download(offer);
   }
 

@@ -123,6 +123,12 @@ describe('Updater', () => {
     expect(d.store.has('tried')).toBe(false);
     await d.clock.advance(1000);
     expect(d.events.filter((e) => e.startsWith('check')).length).toBe(2);
+    // The offer is read each time, and still each failed download waits longer than the one before.
+    await d.clock.advance(600_000);
+    const waits = d.said.filter((l) => l.includes('again in')).map((l) => Number(/again in (\d+) s/.exec(l)![1]));
+    expect(waits.length).toBeGreaterThan(4);
+    expect(waits.every((w, i) => i === 0 || w >= waits[i - 1] || w >= 30)).toBe(true);
+    expect(Math.max(...waits)).toBeGreaterThanOrEqual(30);
   });
 
   it('leaves its own version alone, and one that gave way here before', async () => {
