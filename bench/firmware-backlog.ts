@@ -1,5 +1,5 @@
 // What the firmware's backlog costs on flash (bench/firmware/backlog): the flash queue on the SDK's
-// littlefs (on lin a RAM disk with the Pico W's partition, 768 KiB of 4 KB blocks), filled to its bound
+// littlefs (on lin a RAM disk of 4 KB blocks, the ESP32's 1,216 KiB storage partition), filled to its bound
 // with the firmware's defaults, its four sensor roles every 10 s, in the core's bursts. The file system's
 // own used bytes (System.info) per sample, littlefs's pointers and part-filled blocks included, its two
 // superblocks not (they are there with no file); and how many hours of those samples the bound holds.
@@ -24,7 +24,7 @@ interface Fill {
 }
 
 export async function benchFlash(): Promise<BenchSection> {
-  const title = 'The firmware\'s backlog on flash (the flash queue on the SDK\'s littlefs, lin build, the Pico W\'s 768 KiB partition)';
+  const title = 'The firmware\'s backlog on flash (the flash queue on the SDK\'s littlefs, lin build, each chip\'s bound)';
   const sdk = findSdk(resolve('.'));
   if (typeof sdk === 'string') return { title, rows: [], figures: {}, note: 'skipped: ' + sdk };
   // A fixed directory under node_modules/.cache: mcconfig compiles the SDK's C only once there.
@@ -58,7 +58,7 @@ export async function benchFlash(): Promise<BenchSection> {
       { label: 'the same, every number a float (11-byte records)', value: perSample(floats), unit: 'B' },
       { label: 'hours of the firmware\'s defaults (4 roles every 10 s) in the default bound, ' + firmware.bound / 1024 + ' KiB', value: hours(firmware), baseline: hours(journal), unit: 'h' },
       { label: 'samples in it; littlefs\'s used bytes and what the queue counted', value: firmware.samples, unit: '; ' + firmware.bytes + ' B and ' + firmware.counted + ' B' },
-      { label: 'the same hours on the ESP32, its backlogBytes ' + esp32.bound / 1024 + ' KiB (the 64 KB partition mcconfig makes)', value: hours(esp32), unit: 'h' },
+      { label: 'the same hours on a 4 MB ESP32, its backlogBytes ' + esp32.bound / 1024 + ' KiB (the 1,216 KiB storage partition beside two app slots)', value: hours(esp32), unit: 'h' },
     ],
     figures: {
       'firmware.backlogBytesPerSample': perSample(firmware),
