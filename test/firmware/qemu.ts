@@ -5,7 +5,7 @@
 // guest reaches nothing but its forwards): each guest address given in `forwards` leads to a port on
 // 127.0.0.1, one connection of this machine per connection of the guest (qemu-relay.mjs).
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/build';
 import { track } from '../support/children';
@@ -45,15 +45,29 @@ export function writeFlash(image: Esp32Image, path: string): void {
 /** Where ESP-IDF's bootloader reads the partition table: 32-byte entries, each starting with the bytes AA 50. */
 const PARTITION_TABLE = 0x8000;
 
-/** The bytes of the partition `label` in the flash file `path`, as the partition table in it places it. */
-export function readPartition(path: string, label: string): Buffer {
-  const flash = readFileSync(path);
+/** Where the partition `label` is in `flash`, as the partition table in it places it. */
+function partition(flash: Buffer, label: string, path: string): { offset: number; size: number } {
   for (let at = PARTITION_TABLE; flash.readUInt16LE(at) === 0x50aa; at += 32) {
     if (flash.toString('latin1', at + 12, at + 28).replace(/\0+$/, '') !== label) continue;
-    const offset = flash.readUInt32LE(at + 4);
-    return flash.subarray(offset, offset + flash.readUInt32LE(at + 8));
+    return { offset: flash.readUInt32LE(at + 4), size: flash.readUInt32LE(at + 8) };
   }
   throw new Error('no partition ' + label + ' in ' + path);
+}
+
+/** The bytes of the partition `label` in the flash file `path`. */
+export function readPartition(path: string, label: string): Buffer {
+  const flash = readFileSync(path);
+  const { offset, size } = partition(flash, label, path);
+  return flash.subarray(offset, offset + size);
+}
+
+/** Writes `bytes` at the start of the partition `label` of the flash file `path`, as esptool's write_flash does. */
+export function writePartition(path: string, label: string, bytes: Uint8Array): void {
+  const flash = readFileSync(path);
+  const { offset, size } = partition(flash, label, path);
+  if (bytes.length > size) throw new Error(bytes.length + ' bytes do not fit the ' + size + ' of partition ' + label);
+  flash.set(bytes, offset);
+  writeFileSync(path, flash);
 }
 
 /** Where the firmware finds a service of this machine: a guest address that `forwards` leads to 127.0.0.1. */
