@@ -192,7 +192,11 @@ class Peer {
     this.closed = true;
     const client = this.client;
     this.client = null;
-    if (client !== null) await new Promise<void>((done) => client.close(() => done()));
+    if (client === null) return;
+    // modbus-serial's TCP close ends the socket and answers on its 'close' event, which a socket the peer
+    // already cut never emits again: stop() would wait for ever (seen when the PLC went down first).
+    const closed = new Promise<void>((done) => client.close(() => done()));
+    await withTimeout(closed, this.config.timeoutMs, 'close timed out').catch(() => client.destroy(() => {}));
   }
 
   private connection(): Promise<ModbusRTU> {
