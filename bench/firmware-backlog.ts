@@ -1,12 +1,14 @@
 // What the firmware's backlog costs on flash (bench/firmware/backlog): the flash queue on the SDK's
-// littlefs (on lin a RAM disk of 4 KB blocks, the ESP32's 1,216 KiB storage partition), filled to its bound
-// with the firmware's defaults, its four sensor roles every 10 s, in the core's bursts. The file system's
-// own used bytes (System.info) per sample, littlefs's pointers and part-filled blocks included, its two
-// superblocks not (they are there with no file); and how many hours of those samples the bound holds.
-// Beside it in the same run, today's design: the journal of 21-byte records in one file of 24 KiB.
+// littlefs (on lin a RAM disk of 4 KB blocks the size of an ESP32 layout's storage partition), filled to
+// its bound with the firmware's defaults, its four sensor roles every 10 s, in the core's bursts. The file
+// system's own used bytes (System.info) per sample, littlefs's pointers and part-filled blocks included,
+// its two superblocks not (they are there with no file); and how many hours of those samples the bound
+// holds: the Pico W's default bound, and each ESP32 layout's backlogBytes in a disk of its own partition's
+// size (a build each: the disk's size is a C define). Beside it in the same run, today's design: the
+// journal of 21-byte records in one file of 24 KiB.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Simulator, buildApp, findSdk } from '../test/firmware/sdk';
+import { Simulator, buildApp, findSdk, type Sdk } from '../test/firmware/sdk';
 import { round } from './measure';
 import type { BenchSection } from './section';
 
@@ -23,21 +25,64 @@ interface Fill {
   bound: number;
 }
 
+type Flash = '4mb' | '8mb';
+
 export async function benchFlash(): Promise<BenchSection> {
   const title = 'The firmware\'s backlog on flash (the flash queue on the SDK\'s littlefs, lin build, each chip\'s bound)';
   const sdk = findSdk(resolve('.'));
   if (typeof sdk === 'string') return { title, rows: [], figures: {}, note: 'skipped: ' + sdk };
-  // A fixed directory under node_modules/.cache: mcconfig compiles the SDK's C only once there.
-  const out = resolve('node_modules/.cache/feed-agent-flash');
   const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as { platforms: { esp32: { config: { backlogBytes: number } } } };
-  const esp32Bytes = manifest.platforms.esp32.config.backlogBytes;
-  const build = buildApp(sdk, resolve('bench/firmware/backlog'), out, { esp32BacklogBytes: esp32Bytes });
+  const storage4 = storageBytes('4mb');
+  const storage8 = storageBytes('8mb');
+  const bound4 = manifest.platforms.esp32.config.backlogBytes;
+  // What an 8 MB build gives on its line (docs/firmware.md, "Flash layout"): its partition less the
+  // blocks littlefs keeps for itself on 4 MB.
+  const bound8 = storage8 - (storage4 - bound4);
+  const fills = await fill(sdk, '4mb', 'firmware,floats,esp32,journal', bound4);
+  const { esp32: esp32_8mb } = await fill(sdk, '8mb', 'esp32', bound8);
+  const perSample = (f: Fill): number => round(f.bytes / f.samples, 2);
+  const hours = (f: Fill): number => round(f.samples / PER_HOUR, 1);
+  const { firmware, floats, esp32, journal } = fills;
+  const kib = (bytes: number): string => (bytes / 1024).toLocaleString('en-US') + ' KiB';
+  return {
+    title,
+    note: 'baseline: today\'s design, the journal of 21-byte records in one file bounded at 24 KiB, filled the same way in the same run',
+    rows: [
+      { label: 'flash per sample in the backlog, littlefs included (4 roles: 3 integers, 1 tenth)', value: perSample(firmware), baseline: perSample(journal), unit: 'B' },
+      { label: 'the same, every number a float (11-byte records)', value: perSample(floats), unit: 'B' },
+      { label: 'hours of the firmware\'s defaults (4 roles every 10 s) in the default bound, ' + kib(firmware.bound), value: hours(firmware), baseline: hours(journal), unit: 'h' },
+      { label: 'samples in it; littlefs\'s used bytes and what the queue counted', value: firmware.samples, unit: '; ' + firmware.bytes + ' B and ' + firmware.counted + ' B' },
+      { label: 'the same hours on a 4 MB ESP32, its backlogBytes ' + kib(esp32.bound) + ' (the ' + kib(storage4) + ' storage partition beside two app slots)', value: hours(esp32), unit: 'h' },
+      { label: 'the same on an 8 MB ESP32, its backlogBytes ' + kib(esp32_8mb.bound) + ' in its ' + kib(storage8) + ' partition; ' + esp32_8mb.samples + ' samples, ' + perSample(esp32_8mb) + ' B each', value: hours(esp32_8mb), unit: 'h' },
+    ],
+    figures: {
+      'firmware.backlogBytesPerSample': perSample(firmware),
+      'firmware.backlogBytesPerFloat': perSample(floats),
+      'firmware.backlogHours': hours(firmware),
+      'firmware.backlogHoursEsp32': hours(esp32),
+      'firmware.backlogHoursEsp32_8mb': hours(esp32_8mb),
+      'firmware.journalBytesPerSample': perSample(journal),
+      'firmware.journalHours': hours(journal),
+    },
+  };
+}
+
+/** The bench's app built for one ESP32 layout, its disk that layout's storage partition, running `runs`: each run's fill. */
+async function fill(sdk: Sdk, flash: Flash, runs: string, esp32BacklogBytes: number): Promise<Record<string, Fill>> {
+  // A fixed directory under node_modules/.cache: mcconfig compiles the SDK's C only once there.
+  const out = resolve('node_modules/.cache/feed-agent-flash-' + flash);
+  const build = buildApp(sdk, resolve('bench/firmware/backlog'), out, { runs, esp32BacklogBytes }, true, { FEED_AGENT_FLASH: flash });
   // A config directory of its own: another mcsim started meanwhile would copy its library over this one's.
   mkdirSync(resolve(out, 'config'), { recursive: true });
   const simulator = new Simulator(sdk, build.library, resolve(out, 'config'));
   const fills: Record<string, Fill> = {};
   try {
-    await simulator.waitFor(/^backlog: done$/, 600_000);
+    // A disk of another size than the partition would measure another flash (a fill past it throws).
+    const disk = Number(simulator.lines[await simulator.waitFor(/^backlog: disk \d+$/, 60_000)].slice('backlog: disk '.length));
+    if (disk !== storageBytes(flash)) throw new Error('flash: the ' + flash + ' build\'s littlefs has ' + disk + ' bytes, its storage partition ' + storageBytes(flash) + ' (bench/firmware/backlog/disk-' + flash + '.json)');
+    // An exception aborts the app but leaves mcsim running.
+    const last = simulator.lines[await simulator.waitFor(/^backlog: done$|^XS abort/, 600_000)];
+    if (last !== 'backlog: done') throw new Error('flash: the ' + flash + ' build\'s fills stopped:\n' + simulator.tail(8));
     for (const line of simulator.lines) {
       const m = LINE.exec(line);
       if (m === null) continue;
@@ -47,26 +92,13 @@ export async function benchFlash(): Promise<BenchSection> {
   } finally {
     await simulator.kill();
   }
-  const perSample = (f: Fill): number => round(f.bytes / f.samples, 2);
-  const hours = (f: Fill): number => round(f.samples / PER_HOUR, 1);
-  const { firmware, floats, esp32, journal } = fills;
-  return {
-    title,
-    note: 'baseline: today\'s design, the journal of 21-byte records in one file bounded at 24 KiB, filled the same way in the same run',
-    rows: [
-      { label: 'flash per sample in the backlog, littlefs included (4 roles: 3 integers, 1 tenth)', value: perSample(firmware), baseline: perSample(journal), unit: 'B' },
-      { label: 'the same, every number a float (11-byte records)', value: perSample(floats), unit: 'B' },
-      { label: 'hours of the firmware\'s defaults (4 roles every 10 s) in the default bound, ' + firmware.bound / 1024 + ' KiB', value: hours(firmware), baseline: hours(journal), unit: 'h' },
-      { label: 'samples in it; littlefs\'s used bytes and what the queue counted', value: firmware.samples, unit: '; ' + firmware.bytes + ' B and ' + firmware.counted + ' B' },
-      { label: 'the same hours on a 4 MB ESP32, its backlogBytes ' + esp32.bound / 1024 + ' KiB (the 1,216 KiB storage partition beside two app slots)', value: hours(esp32), unit: 'h' },
-    ],
-    figures: {
-      'firmware.backlogBytesPerSample': perSample(firmware),
-      'firmware.backlogBytesPerFloat': perSample(floats),
-      'firmware.backlogHours': hours(firmware),
-      'firmware.backlogHoursEsp32': hours(esp32),
-      'firmware.journalBytesPerSample': perSample(journal),
-      'firmware.journalHours': hours(journal),
-    },
-  };
+  return fills;
+}
+
+/** The size of the storage partition in platforms/moddable/esp32/partitions-<flash>.csv. */
+function storageBytes(flash: Flash): number {
+  const csv = readFileSync(resolve('platforms/moddable/esp32/partitions-' + flash + '.csv'), 'utf8');
+  const row = csv.split('\n').map((l) => l.split(',').map((f) => f.trim())).find((f) => f[0] === 'storage');
+  if (row === undefined) throw new Error('no storage partition in partitions-' + flash + '.csv');
+  return Number(row[4]);
 }

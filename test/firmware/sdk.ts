@@ -40,15 +40,16 @@ export interface Build {
 
 /**
  * Builds the app whose manifest is in `appDir` for lin into `outDir`, with `config` as key=value on the
- * mcconfig line; `debug` (default true) for the instruments lines and throw locations.
+ * mcconfig line; `debug` (default true) for the instruments lines and throw locations; `env`, variables
+ * the manifest reads as $(NAME) (a `build` entry's `?=` default gives way to them).
  */
-export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Record<string, string | number>, debug = true): Build {
+export function buildApp(sdk: Sdk, appDir: string, outDir: string, config: Record<string, string | number>, debug = true, env: Record<string, string> = {}): Build {
   mkdirSync(outDir, { recursive: true });
   // `-t build`: the library alone. The SDK's default target for a debug lin build (tools/mcconfig/make.lin.mk,
   // `all`) also runs `pkill mcsim` and starts mcsim, which would kill every simulator of this machine,
   // those of a test file running beside this one included.
   const args = [...(debug ? ['-d'] : []), '-m', '-p', 'lin', '-t', 'build', '-o', outDir, ...Object.entries(config).map(([k, v]) => k + '=' + v)];
-  const run = spawnSync('mcconfig', args, { cwd: appDir, env: { ...process.env, MODDABLE: sdk.moddable, PATH: sdk.path }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync('mcconfig', args, { cwd: appDir, env: { ...process.env, ...env, MODDABLE: sdk.moddable, PATH: sdk.path }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const output = (run.stdout ?? '') + (run.stderr ?? '');
   if (run.status !== 0) throw buildFailed('mcconfig ' + args.join(' '), output);
   const kind = debug ? 'debug' : 'release';

@@ -1,10 +1,12 @@
 // The flash queue on littlefs, filled to its bound with the firmware's defaults: its four sensor roles
 // (uptime, heap, RSSI and temperature: three integers and a number with a tenth) sampled every 10 s, written
 // in the core's bursts of 64, as an outage writes them. Then the same with every number a float, and
-// today's design for the baseline: the journal of 21-byte records in one file, bounded at 24 KiB. Each
-// run starts on an empty file system and traces one line (bench/firmware-backlog.ts reads them):
-// `backlog: <run> samples N used U empty E queue Q bound B`, U and E littlefs's used bytes (System.info)
-// after and before, Q what the queue counts (usedBytes), B its bound.
+// today's design for the baseline: the journal of 21-byte records in one file, bounded at 24 KiB. The build
+// line's `runs` names the runs (firmware, floats, esp32, journal), `esp32BacklogBytes` the esp32 run's bound.
+// It first traces `backlog: disk D`, the file system's size; then each run starts on an empty file system
+// and traces one line (bench/firmware-backlog.ts reads them): `backlog: <run> samples N used U empty E
+// queue Q bound B`, U and E littlefs's used bytes (System.info) after and before, Q what the queue counts
+// (usedBytes), B its bound.
 import config from 'mc/config';
 import { File, Iterator, System } from 'file';
 import { DEFAULT_MAX_BYTES, DEFAULT_SPILL_EVERY, openFlashQueue } from '../../../platforms/moddable/storage/flash-queue';
@@ -22,6 +24,10 @@ function reading(r: number, t: number, floats: boolean): number {
   if (r === 1) return 60_000 - ((i * 37) % 2_000);
   if (r === 2) return -60 - (i % 9);
   return Math.round((27 + ((i % 40) - 20) / 10) * 10) / 10;
+}
+
+function said(run: string, samples: number, empty: number, queue: number, bound: number): void {
+  trace('backlog: ' + run + ' samples ' + samples + ' used ' + System.info().used + ' empty ' + empty + ' queue ' + queue + ' bound ' + bound + '\n');
 }
 
 function empty(): void {
@@ -46,7 +52,7 @@ function run(name: string, maxBytes: number, floats: boolean): void {
     }
   }
   queue.commit();
-  trace('backlog: ' + name + ' samples ' + seq + ' used ' + System.info().used + ' empty ' + before + ' queue ' + queue.usedBytes() + ' bound ' + maxBytes + '\n');
+  said(name, seq, before, queue.usedBytes(), maxBytes);
 }
 
 /** Today's design: a record per sample (kind u8, seq f64, resource u32, value f64) in one file, up to 24 KiB. */
@@ -68,14 +74,16 @@ function baseline(): void {
   }
   const bytes = file.length;
   file.close();
-  trace('backlog: journal samples ' + seq + ' used ' + System.info().used + ' empty ' + before + ' queue ' + bytes + ' bound ' + OLD_JOURNAL_BYTES + '\n');
+  said('journal', seq, before, bytes, OLD_JOURNAL_BYTES);
 }
 
 export default function main(): void {
-  run('firmware', DEFAULT_MAX_BYTES, false);
-  run('floats', DEFAULT_MAX_BYTES, true);
-  run('esp32', Number(config.esp32BacklogBytes), false);
-  baseline();
+  trace('backlog: disk ' + System.info().total + '\n');
+  const runs = String(config.runs).split(',');
+  if (runs.includes('firmware')) run('firmware', DEFAULT_MAX_BYTES, false);
+  if (runs.includes('floats')) run('floats', DEFAULT_MAX_BYTES, true);
+  if (runs.includes('esp32')) run('esp32', Number(config.esp32BacklogBytes), false);
+  if (runs.includes('journal')) baseline();
   empty();
   trace('backlog: done\n');
 }
