@@ -15,6 +15,15 @@ import type { BenchSection } from './section';
 /** Samples an hour at the firmware's defaults: four roles every 10 s. */
 const PER_HOUR = 4 * 360;
 const LINE = /^backlog: (\w+) samples (\d+) used (\d+) empty (\d+) queue (\d+) bound (\d+)$/;
+const TURNED = /^backlog: (\w+) turned over \d+ times, samples \d+ least free (\d+)$/;
+/** littlefs's block. */
+const BLOCK = 4096;
+/**
+ * What docs/firmware.md gives an 8 MB build on its line: the 4,032 KiB partition less 192 KiB, not the 4 MB
+ * layout's 128 KiB: littlefs's directory of four times the segment files takes 16 blocks more, and with
+ * 128 KiB left the fewest free blocks at the turned-over bound were 9; with 192 KiB, 25, as on 4 MB.
+ */
+const ESP32_8MB_BACKLOG_BYTES = 3_932_160;
 
 interface Fill {
   samples: number;
@@ -23,6 +32,8 @@ interface Fill {
   /** What the queue counts (usedBytes), and its bound. */
   counted: number;
   bound: number;
+  /** littlefs's fewest free blocks while the bound was turned over (runs that do). */
+  leastFree?: number;
 }
 
 type Flash = '4mb' | '8mb';
@@ -34,12 +45,8 @@ export async function benchFlash(): Promise<BenchSection> {
   const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as { platforms: { esp32: { config: { backlogBytes: number } } } };
   const storage4 = storageBytes('4mb');
   const storage8 = storageBytes('8mb');
-  const bound4 = manifest.platforms.esp32.config.backlogBytes;
-  // What an 8 MB build gives on its line (docs/firmware.md, "Flash layout"): its partition less the
-  // blocks littlefs keeps for itself on 4 MB.
-  const bound8 = storage8 - (storage4 - bound4);
-  const fills = await fill(sdk, '4mb', 'firmware,floats,esp32,journal', bound4);
-  const { esp32: esp32_8mb } = await fill(sdk, '8mb', 'esp32', bound8);
+  const fills = await fill(sdk, '4mb', 'firmware,floats,esp32,journal', manifest.platforms.esp32.config.backlogBytes);
+  const { esp32: esp32_8mb } = await fill(sdk, '8mb', 'esp32', ESP32_8MB_BACKLOG_BYTES);
   const perSample = (f: Fill): number => round(f.bytes / f.samples, 2);
   const hours = (f: Fill): number => round(f.samples / PER_HOUR, 1);
   const { firmware, floats, esp32, journal } = fills;
@@ -54,6 +61,7 @@ export async function benchFlash(): Promise<BenchSection> {
       { label: 'samples in it; littlefs\'s used bytes and what the queue counted', value: firmware.samples, unit: '; ' + firmware.bytes + ' B and ' + firmware.counted + ' B' },
       { label: 'the same hours on a 4 MB ESP32, its backlogBytes ' + kib(esp32.bound) + ' (the ' + kib(storage4) + ' storage partition beside two app slots)', value: hours(esp32), unit: 'h' },
       { label: 'the same on an 8 MB ESP32, its backlogBytes ' + kib(esp32_8mb.bound) + ' in its ' + kib(storage8) + ' partition; ' + esp32_8mb.samples + ' samples, ' + perSample(esp32_8mb) + ' B each', value: hours(esp32_8mb), unit: 'h' },
+      { label: 'littlefs\'s fewest free blocks, each ESP32 bound turned over three times: 4 MB, and 8 MB', value: esp32.leastFree as number, unit: 'and ' + esp32_8mb.leastFree },
     ],
     figures: {
       'firmware.backlogBytesPerSample': perSample(firmware),
@@ -61,6 +69,8 @@ export async function benchFlash(): Promise<BenchSection> {
       'firmware.backlogHours': hours(firmware),
       'firmware.backlogHoursEsp32': hours(esp32),
       'firmware.backlogHoursEsp32_8mb': hours(esp32_8mb),
+      'firmware.backlogLeastFreeBlocksEsp32': esp32.leastFree as number,
+      'firmware.backlogLeastFreeBlocksEsp32_8mb': esp32_8mb.leastFree as number,
       'firmware.journalBytesPerSample': perSample(journal),
       'firmware.journalHours': hours(journal),
     },
@@ -88,6 +98,10 @@ async function fill(sdk: Sdk, flash: Flash, runs: string, esp32BacklogBytes: num
       if (m === null) continue;
       const [samples, used, empty, counted, bound] = m.slice(2).map(Number);
       fills[m[1]] = { samples, bytes: used - empty, counted, bound };
+    }
+    for (const line of simulator.lines) {
+      const m = TURNED.exec(line);
+      if (m !== null) fills[m[1]].leastFree = Number(m[2]) / BLOCK;
     }
   } finally {
     await simulator.kill();
