@@ -20,7 +20,7 @@ const TURNED = /^backlog: (\w+) turned over \d+ times, samples \d+ least free (\
 const BLOCK = 4096;
 /**
  * What docs/firmware.md gives an 8 MB build on its line: the 4,032 KiB partition less 192 KiB, not the 4 MB
- * layout's 128 KiB: littlefs's directory of four times the segment files takes 16 blocks more, and with
+ * layout's 128 KiB: littlefs's directory of four times the segment files takes 16 blocks (2 there), and with
  * 128 KiB left the fewest free blocks at the turned-over bound were 9; with 192 KiB, 25, as on 4 MB.
  */
 const ESP32_8MB_BACKLOG_BYTES = 3_932_160;
