@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { flashLayouts, layoutBacklogBytes, storageBytes } from '../../firmware/flash-layout';
 
 const ROOT = dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url)))));
 const ENTRIES = ['platforms/moddable/firmware/main.ts', 'platforms/moddable/index.ts', 'src/core/index.ts'];
@@ -16,6 +17,13 @@ const ENTRIES = ['platforms/moddable/firmware/main.ts', 'platforms/moddable/inde
 const IMPORTED_BY_NAME: Record<string, string[]> = { esp32: ['platforms/moddable/firmware/update-esp32.ts'], lin: [] };
 /** What an import of the SDK or of the app looks like: not a path of this project. */
 const relativeImport = (specifier: string): boolean => specifier.startsWith('.');
+/**
+ * What littlefs keeps of each ESP32 layout's storage partition beyond the backlog's bound (docs/firmware.md,
+ * "Flash layout"), as the bench measured it: 128 KiB on 4 MB (with three blocks left a fill ran littlefs out
+ * of space); 192 KiB on 8 MB, whose directory of four times the segment files takes 16 blocks, so that the
+ * turned-over bound leaves littlefs as many free blocks as on 4 MB (25; 9 with 128 KiB).
+ */
+const LITTLEFS_KEEPS: Record<string, number> = { '4mb': 128 * 1024, '8mb': 192 * 1024 };
 
 /** The project files reached from `entries` through value imports and re-exports, relative to the root. */
 function reached(entries: string[]): string[] {
@@ -119,5 +127,21 @@ describe('the Moddable manifests', () => {
       expect(readFileSync(base + '.c', 'utf8')).toContain('void ' + native + '(xsMachine *the)');
       expect(readFileSync(base + '.js', 'utf8')).toContain('"' + native + '"');
     }
+  });
+
+  it.each(flashLayouts())('give an ESP32 build of the %s layout the backlog bound of its own storage partition, less what littlefs keeps', (layout) => {
+    expect(LITTLEFS_KEEPS[layout], 'how much littlefs keeps on ' + layout).toBeDefined();
+    expect(layoutBacklogBytes(layout)).toBe(storageBytes(layout) - LITTLEFS_KEEPS[layout]);
+    expect(layoutBacklogBytes(layout) % 4096, 'whole littlefs blocks').toBe(0);
+  });
+
+  it('take the ESP32\'s backlog bound from the layout FEED_AGENT_FLASH picks, and set none of their own over it', () => {
+    type Config = { config?: Record<string, unknown> };
+    const m = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as Config & { platforms: Record<string, Config & { build: Record<string, string>; include: string[] }> };
+    const esp32 = m.platforms.esp32;
+    expect(esp32.build.PARTITIONS_FILE).toBe('./platforms/moddable/esp32/partitions-$(FEED_AGENT_FLASH).csv');
+    expect(esp32.include).toContain('./platforms/moddable/esp32/flash-$(FEED_AGENT_FLASH).json');
+    // mcconfig merges a manifest's config after those of the manifests it includes: a value here would win.
+    for (const section of [m, ...Object.values(m.platforms)]) expect(section.config ?? {}).not.toHaveProperty('backlogBytes');
   });
 });
