@@ -6,8 +6,9 @@
 // holds: the Pico W's default bound, and each ESP32 layout's backlogBytes in a disk of its own partition's
 // size (a build each: the disk's size is a C define). Beside it in the same run, today's design: the
 // journal of 21-byte records in one file of 24 KiB.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { layoutBacklogBytes, storageBytes } from '../test/firmware/flash-layout';
 import { Simulator, buildApp, findSdk, type Sdk } from '../test/firmware/sdk';
 import { round } from './measure';
 import type { BenchSection } from './section';
@@ -18,12 +19,6 @@ const LINE = /^backlog: (\w+) samples (\d+) used (\d+) empty (\d+) queue (\d+) b
 const TURNED = /^backlog: (\w+) turned over \d+ times, samples \d+ least free (\d+)$/;
 /** littlefs's block. */
 const BLOCK = 4096;
-/**
- * What docs/firmware.md gives an 8 MB build on its line: the 4,032 KiB partition less 192 KiB, not the 4 MB
- * layout's 128 KiB: littlefs's directory of four times the segment files takes 16 blocks (2 there), and with
- * 128 KiB left the fewest free blocks at the turned-over bound were 9; with 192 KiB, 25, as on 4 MB.
- */
-const ESP32_8MB_BACKLOG_BYTES = 3_932_160;
 
 interface Fill {
   samples: number;
@@ -42,11 +37,11 @@ export async function benchFlash(): Promise<BenchSection> {
   const title = 'The firmware\'s backlog on flash (the flash queue on the SDK\'s littlefs, lin build, each chip\'s bound)';
   const sdk = findSdk(resolve('.'));
   if (typeof sdk === 'string') return { title, rows: [], figures: {}, note: 'skipped: ' + sdk };
-  const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as { platforms: { esp32: { config: { backlogBytes: number } } } };
   const storage4 = storageBytes('4mb');
   const storage8 = storageBytes('8mb');
-  const fills = await fill(sdk, '4mb', 'firmware,floats,esp32,journal', manifest.platforms.esp32.config.backlogBytes);
-  const { esp32: esp32_8mb } = await fill(sdk, '8mb', 'esp32', ESP32_8MB_BACKLOG_BYTES);
+  // Each layout's bound as its build gets it (platforms/moddable/esp32/flash-<layout>.json).
+  const fills = await fill(sdk, '4mb', 'firmware,floats,esp32,journal', layoutBacklogBytes('4mb'));
+  const { esp32: esp32_8mb } = await fill(sdk, '8mb', 'esp32', layoutBacklogBytes('8mb'));
   const perSample = (f: Fill): number => round(f.bytes / f.samples, 2);
   const hours = (f: Fill): number => round(f.samples / PER_HOUR, 1);
   const { firmware, floats, esp32, journal } = fills;
@@ -107,12 +102,4 @@ async function fill(sdk: Sdk, flash: Flash, runs: string, esp32BacklogBytes: num
     await simulator.kill();
   }
   return fills;
-}
-
-/** The size of the storage partition in platforms/moddable/esp32/partitions-<flash>.csv. */
-function storageBytes(flash: Flash): number {
-  const csv = readFileSync(resolve('platforms/moddable/esp32/partitions-' + flash + '.csv'), 'utf8');
-  const row = csv.split('\n').map((l) => l.split(',').map((f) => f.trim())).find((f) => f[0] === 'storage');
-  if (row === undefined) throw new Error('no storage partition in partitions-' + flash + '.csv');
-  return Number(row[4]);
 }

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { partitionBytes } from './flash-layout';
 import { buildFailed } from './sdk';
 
 /** The ESP32's memories: 4 MB of flash on the usual modules (and in QEMU's esp32 machine), 520 KB of SRAM. */
@@ -115,10 +116,7 @@ export function esp32ImageCost(tools: Esp32Tools, image: Esp32Image): Esp32Cost 
 
 /** The size of the factory app partition in the build's partitions.csv (mcconfig takes the storage partition from it). */
 function factoryPartition(image: Esp32Image): number {
-  const csv = readFileSync(join(image.build, '..', 'partitions.csv'), 'utf8');
-  const line = csv.split('\n').map((l) => l.split(',').map((f) => f.trim())).find((f) => f[1] === 'app');
-  if (line === undefined) throw new Error('no app partition in ' + join(image.build, '..', 'partitions.csv'));
-  return Number(line[4]);
+  return partitionBytes(join(image.build, '..', 'partitions.csv'), (f) => f[1] === 'app');
 }
 
 /** The XS heap manifest.json gives esp32 (`creation.static`, in bytes), and its stack in slots. */
