@@ -3,13 +3,15 @@
 // joins, traces the address, asks SNTP for the time while the clock is unset, then calls done(), and
 // without an ssid says so and calls done(). Unlike it, so that a board samples whatever the network does:
 // - the ssid and password are the provisioned ones over the build's keys (stored-identity.ts);
-// - a radio that does not start (the WiFi constructor throws: a Pico W whose CYW43 does not answer) is one
-//   line, and main runs: the agent keeps its readings in the backlog. The constructor is not tried again:
-//   the SDK's keeps a failed object for ever (xsRemember before the throw), and a restart tries anew;
+// - a radio that does not start (the WiFi constructor or the first connect throws: a Pico W whose CYW43
+//   does not answer fails in connect, where the SDK brings it up) is one line, and main runs: the agent
+//   keeps its readings in the backlog. It is not tried again before a restart: that is a fault of the
+//   board, not of the network, and each try resets the radio and polls its bus anew;
 // - main waits for the network JOIN_WAIT_MS at most, and the joining goes on (the SDK's waits for ever);
 // - every disconnect or failed join is followed by another join after a backoff wait: the ECMA-419 WiFi of
-//   the ESP32 and the Pico W never rejoins by itself (modules/io/wifi/*/wifi-*.c), and the SDK's setup,
-//   which closes it once it has an address, leaves a board whose access point restarted offline until reset.
+//   the ESP32 and the Pico W only reports a disconnect (modules/io/wifi/*/wifi-*.c call no join then), and
+//   the SDK's setup, which closes it once it has an address, joins no more: a board whose access point
+//   restarted stayed offline until reset.
 // The time: the agent dates samples on its monotonic clock (host/clock.ts) and needs no wall clock to
 // send them, so main need not wait for SNTP; only a backlog from before the clock was set, still on flash
 // at the next boot, comes back undated (storage/flash-queue.ts). SNTP is asked again on each new address
@@ -103,8 +105,11 @@ class Join {
 
   start(): void {
     try {
-      this.wifi = new this.parts.WiFi({ onChanged: () => this.changed() });
+      const wifi = new this.parts.WiFi({ onChanged: () => this.changed() });
+      this.wifi = wifi;
+      this.connect(wifi);
     } catch (e) {
+      // The Pico W's CYW43 is brought up at the first join: a radio that does not answer fails there.
       this.say('the radio did not start (' + errorText(e) + '): no network until a restart; the agent runs and keeps its readings');
       return this.finish();
     }
@@ -113,18 +118,20 @@ class Join {
       this.say('no address within ' + JOIN_WAIT_MS / 1000 + ' s: the firmware starts, and joining goes on');
       this.finish();
     }, JOIN_WAIT_MS);
-    this.join();
   }
 
+  private connect(wifi: SdkWiFi): void {
+    const ssid = this.ssid, password = this.password;
+    wifi.connect(password === undefined ? { SSID: ssid } : { SSID: ssid, password, secure: true });
+  }
+
+  /** A join after a failed or dropped one: the radio worked before, so a refusal is one more failed try. */
   private join(): void {
     this.rejoin = undefined;
-    const ssid = this.ssid, password = this.password;
     try {
-      (this.wifi as SdkWiFi).connect(password === undefined ? { SSID: ssid } : { SSID: ssid, password, secure: true });
+      this.connect(this.wifi as SdkWiFi);
     } catch (e) {
-      // Refused at once (the SDK's "connect failed"): main need not wait for what will not come soon.
       this.failed('the radio refused to join (' + errorText(e) + ')');
-      this.finish();
     }
   }
 

@@ -15,8 +15,8 @@ const UNSET_CLOCK = 0;
 type Connect = Parameters<SdkWiFi['connect']>[0];
 
 interface Radio {
-  /** Throws from the WiFi constructor (a radio that does not start) or from connect. */
-  fails?: 'start' | 'connect';
+  /** Throws from the WiFi constructor or the first connect (a radio that does not start), or from every later connect. */
+  fails?: 'start' | 'connect' | 'rejoin';
   /** Set: each join fails (200) after this many ms, while `out` holds, as out of the access point's range. */
   outOfRange?: { ms: number; out: boolean };
 }
@@ -44,7 +44,7 @@ function board(build: Record<string, unknown>, stored: Record<string, string> = 
         wifi = this;
       }
       connect(options: Connect): void {
-        if (radio.fails === 'connect') throw new Error('connect failed');
+        if (radio.fails === 'connect' || (radio.fails === 'rejoin' && joins.length > 0)) throw new Error('connect failed -4');
         joins.push(options);
         this.connection = 300;
         const range = radio.outOfRange;
@@ -117,26 +117,17 @@ describe('the Wi-Fi setup before main', () => {
     expect(b.clock.pending).toBe(0);
   });
 
-  it('when the radio does not start, says so in one line without the password and lets main run at once, trying no more', async () => {
-    const b = board({ ssid: 'BuildNet' }, { ssid: 'StoredNet', password: 'stored-password' }, { fails: 'start' });
+  it.each(['start', 'connect'] as const)('when the radio does not start (%s throws), says so in one line without the password and lets main run at once, trying no more', async (fails) => {
+    const b = board({ ssid: 'BuildNet' }, { ssid: 'StoredNet', password: 'stored-password' }, { fails });
     b.start();
     expect(b.done).toBe(1);
-    expect(b.said).toEqual(['Wi-Fi: the radio did not start (CYW43 init failed -1): no network until a restart; the agent runs and keeps its readings\n']);
+    const why = fails === 'start' ? 'CYW43 init failed -1' : 'connect failed -4';
+    expect(b.said).toEqual(['Wi-Fi: the radio did not start (' + why + '): no network until a restart; the agent runs and keeps its readings\n']);
+    expect(b.clock.pending).toBe(0);
     await b.clock.advance(600_000);
     expect(b.started).toBe(1);
+    expect(b.joins).toEqual([]);
     expect(b.said).toHaveLength(1);
-  });
-
-  it('when the radio refuses to join, lets main run at once and tries again after a growing wait, saying so once', async () => {
-    const b = board({ ssid: 'BuildNet', password: 'build-password' }, {}, { fails: 'connect' });
-    b.start();
-    expect(b.done).toBe(1);
-    expect(b.said).toEqual(['Wi-Fi: failing: the radio refused to join (connect failed)\n']);
-    // The backoff's floors: 0.5 s, 1 s, 2 s, 4 s ... up to 60 s (1 s doubling to 2 min, equal jitter).
-    await b.clock.advance(10_000);
-    expect(b.said.join('')).not.toContain('build-password');
-    expect(b.said).toHaveLength(1);
-    expect(b.clock.pending).toBe(1);
   });
 
   it('without a network, lets main run after the bounded wait, joins on with growing waits, and gets the time once it has an address', async () => {
@@ -193,5 +184,19 @@ describe('the Wi-Fi setup before main', () => {
     b.answerSntp(1, 1_750_000_000);
     expect(b.time).toBe(1_750_000_000_000);
     expect(b.done).toBe(1);
+  });
+
+  it('when a join after a dropped network is refused, counts it a failed try and tries again later', async () => {
+    const b = board({ ssid: 'HomeNet', password: 'home-password' }, {}, { fails: 'rejoin' });
+    b.start();
+    b.report(500);
+    b.report(200);
+    await b.clock.advance(10_000);
+    expect(b.said.slice(1)).toEqual(['Wi-Fi: failing: disconnected from "HomeNet"\n']);
+    // Refused at each turn of the backoff, not at once again: one timer armed, the next try.
+    expect(b.clock.pending).toBe(1);
+    await b.clock.advance(600_000);
+    expect(b.said.slice(2)).toEqual([expect.stringMatching(/^Wi-Fi: still failing, \d+ tries in \d+ s: the radio refused to join \(connect failed -4\)\n$/)]);
+    expect(b.said.join('')).not.toContain('home-password');
   });
 });
