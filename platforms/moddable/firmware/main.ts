@@ -6,6 +6,7 @@
 import config from 'mc/config';
 import Instrumentation from 'instrumentation';
 import Net from 'net';
+import Preference from 'preference';
 import Resource from 'Resource';
 import Timer from 'timer';
 import Modules from 'modules';
@@ -80,7 +81,7 @@ export interface Firmware {
  * (undefined); a bad entry of the description is one trace line naming every problem, and the rest runs.
  */
 export function prepare(config: Record<string, unknown>): Firmware | undefined {
-  const identity = withStoredIdentity(config);
+  const identity = withStoredIdentity(config, Preference);
   if (identity.problem !== undefined) say(identity.problem);
   const read = readSettings(identity.config);
   if (read.problems !== undefined) return waitFor('config: ' + read.problems.join('; '));

@@ -1,8 +1,8 @@
 // The device's identity and network from its preference store (the SDK's Preference: NVS on the ESP32,
 // the flash sector below littlefs on the Pico W, a JSON file on lin), which `feed-agent provision` writes
 // beside one common image. A stored value wins over the build's mcconfig key of the same name, so that one
-// image serves a fleet, and a new token needs no new build (docs/firmware.md, "A fleet").
-import Preference from 'preference';
+// image serves a fleet, and a new token needs no new build (docs/firmware.md, "A fleet"). The store is
+// given: main and the Wi-Fi setup (wifi-join.ts) pass the SDK's, the tests a stand-in.
 
 /** The preference domain, an NVS namespace on the ESP32: feed-agent's provisioning writes this one. */
 const DOMAIN = 'feed-agent';
@@ -17,14 +17,19 @@ export interface StoredConfig {
   problem?: string;
 }
 
-export function withStoredIdentity(build: Record<string, unknown>): StoredConfig {
+/** What is read of the SDK's `preference` module. */
+export interface PreferenceStore {
+  get(domain: string, key: string): unknown;
+}
+
+export function withStoredIdentity(build: Record<string, unknown>, preference: PreferenceStore): StoredConfig {
   const config: Record<string, unknown> = {};
   for (const key in build) config[key] = build[key];
   const stored: string[] = [];
   for (let i = 0; i < KEYS.length; i++) {
     let value: unknown;
     try {
-      value = Preference.get(DOMAIN, KEYS[i]);
+      value = preference.get(DOMAIN, KEYS[i]);
     } catch (e) {
       return { config: build, stored: [], problem: 'the preference store could not be read (' + String(e) + '): the build\'s settings stand' };
     }

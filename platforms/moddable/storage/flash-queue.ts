@@ -70,8 +70,8 @@ const MIN_MAX_BYTES = 3 * BLOCK;
 const SHORT_SEGMENTS = 16;
 /** What a read takes from a file at a time: about 180 numbers. */
 const CHUNK = 2048;
-/** Wall time is known once the clock is past this (3 Jan 2023): the SDK's setup/network asks the same before SNTP. */
-const WALL_KNOWN = 1672722071000;
+/** Wall time is known once the clock is past this (3 Jan 2023): the Wi-Fi setup (firmware/wifi-join.ts) asks the same before SNTP, as the SDK's setup/network. */
+export const WALL_KNOWN = 1672722071000;
 
 export function openFlashQueue(files: FileSystem, options: FlashQueueOptions): FlashQueue {
   const spillEvery = options.spillEvery ?? DEFAULT_SPILL_EVERY;

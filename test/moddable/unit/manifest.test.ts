@@ -95,6 +95,24 @@ describe('the Moddable manifests', () => {
     }
   });
 
+  it('give the Wi-Fi builds (esp32 with FEED_AGENT_NET=wifi, pico/pico_w) our setup/network in place of the SDK\'s, with every module it reaches', () => {
+    const wifi = 'platforms/moddable/firmware/wifi-setup.json';
+    const app = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as { platforms: Record<string, { include?: string }> };
+    expect(app.platforms['pico/pico_w'].include).toBe('./' + wifi);
+    expect((JSON.parse(readFileSync(join(ROOT, 'platforms/moddable/esp32/net-wifi.json'), 'utf8')) as { include: string }).include).toBe('../firmware/wifi-setup.json');
+    const setup = JSON.parse(readFileSync(join(ROOT, wifi), 'utf8')) as { modules: Record<string, string | string[]> };
+    expect(setup.modules['~']).toEqual(['$(BUILD)/devices/esp32/setup/network', '$(BUILD)/devices/pico/setup/network']);
+    expect(setup.modules['setup/network']).toBe('./wifi-setup');
+    const own = listed(wifi, 'esp32');
+    expect(own.notPreloaded).toEqual([]);
+    const all = ['platforms/moddable/manifest.json', 'platforms/moddable/peripherals/manifest.json', 'manifest.json'].flatMap((m) => listed(m, 'esp32').files).concat(own.files);
+    for (const file of reached(['platforms/moddable/firmware/wifi-join.ts'])) expect(all).toContain(file);
+    // setup/network is JavaScript that names our modules in full (a relative name would resolve under setup/).
+    const names = [...readFileSync(join(ROOT, 'platforms/moddable/firmware/wifi-setup.js'), 'utf8').matchAll(/from "(feed-agent\/[^"]+)"/g)].map((m) => m[1].slice('feed-agent/'.length));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(all.map((f) => f.replace(/(\.d)?\.ts$/, ''))).toContain(name);
+  });
+
   it('give pico/pico_w the modules of the ESP32, the temperature sensor\'s read from the RP2040 (JavaScript and C)', () => {
     const pico = listed('manifest.json', 'pico/pico_w');
     const fromRp2040 = (file: string): string => file.replace('platforms/moddable/rp2040/', 'platforms/moddable/firmware/');
