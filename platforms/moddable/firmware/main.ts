@@ -22,7 +22,7 @@ import { createModdableHost } from '../host/host';
 import { files, sdk } from '../modules';
 import { boardReading, firmwareActuators, firmwareSensors } from './sensors';
 import { readSettings } from './settings';
-import type { startUpdates } from './update-esp32';
+import type { giveWayOnTrial, startUpdates } from './update-esp32';
 import { withStoredIdentity } from './stored-identity';
 import type { Settings } from './settings';
 import { statusLine } from './status';
@@ -183,5 +183,8 @@ export function run(firmware: Firmware): Agent | undefined {
 
 export default function main(): void {
   const firmware = prepare(config);
-  if (firmware !== undefined) run(firmware);
+  const agent = firmware === undefined ? undefined : run(firmware);
+  if (agent === undefined && Modules.has(UPDATES)) {
+    (Modules.importNow(UPDATES) as { giveWayOnTrial: typeof giveWayOnTrial }).giveWayOnTrial(String(config.version), say);
+  }
 }

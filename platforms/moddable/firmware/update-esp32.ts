@@ -26,3 +26,13 @@ export function startUpdates(host: Host, agent: UpdateParts['agent'], settings: 
     settings,
   ).start();
 }
+
+/**
+ * A new image on trial that cannot start (a bad setting, an agent that cannot be made) gives way at once:
+ * it would deliver nothing until a reset, and its Updater, which counts the trial, never starts.
+ */
+export function giveWayOnTrial(version: string, say: (text: string) => void): void {
+  if (!pendingVerify()) return;
+  say('update: ' + version + ' cannot start on trial: back to the image before it');
+  rollBack();
+}
