@@ -231,7 +231,7 @@ describe.skipIf(typeof sdk === 'string')('the firmware built for the Raspberry P
         ': 3 sensors every 1000 ms, 1 command resource; not fed: rssi (this platform\'s Net reports no RSSI)', 'test-password');
     }, 300_000);
 
-    it('joins the network provisioned beside an image built without one: reaches the radio, then runs the agent, which samples', async () => {
+    it('takes the network provisioned beside an image built without one to the radio, which does not start, then runs the agent, which samples', async () => {
       const device = new Rp2040Run(bootrom as string, [unprovisioned.uf2, provisioning(WITH_NETWORK)], undefined, { stdout: serialOut() });
       run = device;
       await samplesWithoutRadio(device, 'feed-agent: device ' + WITH_NETWORK.publicKey + ' at ' + WITH_NETWORK.url +
