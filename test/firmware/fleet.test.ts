@@ -166,9 +166,10 @@ describe.skipIf(typeof tools === 'string' || typeof qemu !== 'string')('one imag
     boards[1] = null;
   }, 600_000);
 
+  const escaped = (version: string): string => version.replace(/\./g, '\\.');
   /** The waits the board announced after a refusal of `version` since line `from`. */
   const waitsAfter = (board: QemuRun, version: string, from: number): number[] =>
-    board.lines.slice(from).flatMap((l) => new RegExp('^feed-agent: update: ' + version.replace(/\./g, '\\.') + ': .*; again in (\\d+) s$').exec(l)?.[1] ?? []).map(Number);
+    board.lines.slice(from).flatMap((l) => new RegExp('^feed-agent: update: ' + escaped(version) + ': .*; again in (\\d+) s$').exec(l)?.[1] ?? []).map(Number);
 
   /**
    * The board after its firmware restarted it (esp_restart), once its network is up again: the same QEMU;
@@ -188,6 +189,21 @@ describe.skipIf(typeof tools === 'string' || typeof qemu !== 'string')('one imag
       await board.stop();
       return { board: await power(n), from: 0 };
     }
+  };
+
+  /** Offers `version`; the board downloads it, makes it the boot slot and restarts into it. */
+  const takes = async (version: string): Promise<{ board: QemuRun; from: number }> => {
+    const from = boards[0]!.lines.length;
+    offer(version);
+    const written = await boards[0]!.waitFor(new RegExp('^feed-agent: update: ' + escaped(version) + ' written to the other slot; restarting into it$'), 600_000, from);
+    return restarted(0, written);
+  };
+  /** 1.1.0 runs again after `version` gave way, from ota_1, and ota_0, where `version` was, is marked `state`. */
+  const backTo110 = async (version: string, board: QemuRun, from: number, state: number): Promise<void> => {
+    const v = escaped(version);
+    await board.waitFor(new RegExp('^feed-agent: update: ' + v + ' did not confirm itself; 1\\.1\\.0 runs again, and ' + v + ' is not taken again$'), 180_000, from);
+    expect(entryFor(flashes[0], 'ota_0')?.state).toBe(state);
+    expect(slotOf(bootEntry(flashes[0])!)).toBe('ota_1');
   };
 
   it('refuses a damaged image at the end of its download: the boot slot stays, and it is asked for again, later each time', async () => {
@@ -233,10 +249,7 @@ describe.skipIf(typeof tools === 'string' || typeof qemu !== 'string')('one imag
   }, 1_200_000);
 
   it('a 1.2.0 that cannot deliver (a bad url built in), reset while on trial, gives way to 1.1.0: the bootloader\'s rollback; 1.1.0 does not take it again', async () => {
-    const from = boards[0]!.lines.length;
-    offer('1.2.0');
-    const written = await boards[0]!.waitFor(/^feed-agent: update: 1\.2\.0 written to the other slot; restarting into it$/, 600_000, from);
-    const after = await restarted(0, written);
+    const after = await takes('1.2.0');
     let board = after.board;
     await board.waitFor(/^feed-agent: update: 1\.2\.0 on trial: /, 180_000, after.from);
     expect(entryFor(flashes[0], 'ota_0')?.state).not.toBe(OTA_VALID);
@@ -244,9 +257,7 @@ describe.skipIf(typeof tools === 'string' || typeof qemu !== 'string')('one imag
     expect(board.lines.some((l) => l.includes('1.2.0 confirmed'))).toBe(false);
     await board.stop();
     board = await power(0);
-    await board.waitFor(/^feed-agent: update: 1\.2\.0 did not confirm itself; 1\.1\.0 runs again, and 1\.2\.0 is not taken again$/, 120_000);
-    expect(entryFor(flashes[0], 'ota_0')?.state).toBe(OTA_ABORTED);
-    expect(slotOf(bootEntry(flashes[0])!)).toBe('ota_1');
+    await backTo110('1.2.0', board, 0, OTA_ABORTED);
     const delivered = stored(301);
     await until('1.1.0 delivering again', () => stored(301) >= delivered + 3, 180_000, board);
     // Three asks of the source (updateEvery 5 s) with 1.2.0 still offered: none downloads it.
@@ -257,18 +268,13 @@ describe.skipIf(typeof tools === 'string' || typeof qemu !== 'string')('one imag
   }, 1_200_000);
 
   it('a 1.2.1 that cannot deliver gives way by itself once its trial is over, and 1.1.0 delivers what it sampled', async () => {
-    const from = boards[0]!.lines.length;
-    offer('1.2.1');
-    const written = await boards[0]!.waitFor(/^feed-agent: update: 1\.2\.1 written to the other slot; restarting into it$/, 600_000, from);
-    const trial = await restarted(0, written);
+    const trial = await takes('1.2.1');
     const onTrial = await trial.board.waitFor(/^feed-agent: update: 1\.2\.1 on trial: /, 180_000, trial.from);
     const gaveWay = await trial.board.waitFor(new RegExp('^feed-agent: update: 1\\.2\\.1 delivered nothing in ' + TRIAL_S + ' s: back to the image before it$'), (TRIAL_S + 60) * 1000, onTrial);
     // Restarted by the firmware into the image before it, its queue restored from flash.
     const back = await restarted(0, gaveWay);
     const board = back.board;
-    await board.waitFor(/^feed-agent: update: 1\.2\.1 did not confirm itself; 1\.1\.0 runs again, and 1\.2\.1 is not taken again$/, 180_000, back.from);
-    expect(entryFor(flashes[0], 'ota_0')?.state).toBe(OTA_INVALID);
-    expect(slotOf(bootEntry(flashes[0])!)).toBe('ota_1');
+    await backTo110('1.2.1', board, back.from, OTA_INVALID);
     const restoredAt = board.lines.slice(back.from).find((l) => /restored \d+ unacknowledged samples/.test(l));
     const restored = Number(/restored (\d+)/.exec(restoredAt ?? '')?.[1] ?? 0);
     expect(restored).toBeGreaterThan(0);
@@ -279,16 +285,11 @@ describe.skipIf(typeof tools === 'string' || typeof qemu !== 'string')('one imag
   }, 1_200_000);
 
   it('a 1.2.2 that cannot start (a bad setting built in) gives way at once, waiting neither for a reset nor for its trial', async () => {
-    const from = boards[0]!.lines.length;
-    offer('1.2.2');
-    const written = await boards[0]!.waitFor(/^feed-agent: update: 1\.2\.2 written to the other slot; restarting into it$/, 600_000, from);
-    const trial = await restarted(0, written);
+    const trial = await takes('1.2.2');
     const said = await trial.board.waitFor(/^feed-agent: config: updateTrial: /, 180_000, trial.from);
     const gaveWay = await trial.board.waitFor(/^feed-agent: update: 1\.2\.2 cannot start on trial: back to the image before it$/, 10_000, said);
     const back = await restarted(0, gaveWay);
-    await back.board.waitFor(/^feed-agent: update: 1\.2\.2 did not confirm itself; 1\.1\.0 runs again, and 1\.2\.2 is not taken again$/, 180_000, back.from);
-    expect(entryFor(flashes[0], 'ota_0')?.state).toBe(OTA_INVALID);
-    expect(slotOf(bootEntry(flashes[0])!)).toBe('ota_1');
+    await backTo110('1.2.2', back.board, back.from, OTA_INVALID);
     unlinkSync(join(firmware, '1.2.2.bin'));
   }, 1_200_000);
 
