@@ -1,5 +1,5 @@
-// The ESP32's app slots (manifest.json maps it to ../esp32/ota-slot, native: ota-slot.c), and what writes one. Only the esp32
-// build has it: two app slots and the bootloader's rollback (docs/firmware.md, "Updates").
+// The ESP32's app slots (manifest.json maps it to ../esp32/ota-slot, native: ota-slot.c), and what writes
+// one. Only the esp32 build has it: two app slots and the bootloader's rollback (docs/firmware.md, "Updates").
 
 /** The running image is on trial: new, not yet confirmed. */
 export declare function pendingVerify(): boolean;

@@ -4,9 +4,13 @@
 // image serves a fleet, and a new token needs no new build (docs/firmware.md, "A fleet"). The store is
 // given: main and the Wi-Fi setup (wifi-join.ts) pass the SDK's, the tests a stand-in.
 
-/** The preference domain, an NVS namespace on the ESP32: feed-agent's provisioning writes this one. */
-const DOMAIN = 'feed-agent';
-const KEYS = Object.freeze(['publicKey', 'token', 'url', 'resources', 'ssid', 'password', 'ca', 'update']);
+/** The preference domain, an NVS namespace on the ESP32: `feed-agent provision` writes this one. */
+export const PREFERENCE_DOMAIN = 'feed-agent';
+/**
+ * The keys read from it, each over the build's key of that name: `feed-agent provision` writes these
+ * (platforms/node/provision/identity.ts takes them from here).
+ */
+export const STORED_KEYS = ['publicKey', 'token', 'url', 'resources', 'ssid', 'password', 'ca', 'update'] as const;
 
 export interface StoredConfig {
   /** The build's config with every stored key over it. */
@@ -26,16 +30,16 @@ export function withStoredIdentity(build: Record<string, unknown>, preference: P
   const config: Record<string, unknown> = {};
   for (const key in build) config[key] = build[key];
   const stored: string[] = [];
-  for (let i = 0; i < KEYS.length; i++) {
+  for (let i = 0; i < STORED_KEYS.length; i++) {
     let value: unknown;
     try {
-      value = preference.get(DOMAIN, KEYS[i]);
+      value = preference.get(PREFERENCE_DOMAIN, STORED_KEYS[i]);
     } catch (e) {
       return { config: build, stored: [], problem: 'the preference store could not be read (' + String(e) + '): the build\'s settings stand' };
     }
     if (typeof value === 'string' && value !== '') {
-      config[KEYS[i]] = value;
-      stored.push(KEYS[i]);
+      config[STORED_KEYS[i]] = value;
+      stored.push(STORED_KEYS[i]);
     }
   }
   return { config, stored };

@@ -76,7 +76,7 @@ const PROGRESS_EVERY = 64 * 1024;
 /**
  * The slot is written a flash sector at a time: the fragments of a download fall anywhere, and in QEMU's
  * esp32 machine a write that ended a few bytes short of a sector's end, before the next sector was
- * erased, left those bytes erased (esp_ota_end then refused the image).
+ * erased, left those bytes erased in the slot.
  */
 const SECTOR = 4096;
 

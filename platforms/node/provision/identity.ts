@@ -2,8 +2,10 @@
 // (the firmware reads them at boot, docs/firmware.md, "A fleet"). Every problem is one line that names the
 // field; a token's value never appears in one.
 
-/** The preference domain (an NVS namespace on the ESP32) the firmware reads. */
-export const PREFERENCE_DOMAIN = 'feed-agent';
+import { PREFERENCE_DOMAIN, STORED_KEYS } from '../../moddable/firmware/stored-identity';
+
+/** The preference domain (an NVS namespace on the ESP32) the firmware reads, and the keys it reads there: the firmware's own. */
+export { PREFERENCE_DOMAIN };
 
 /** The fields, by the preference key each is stored under (NVS keys are at most 15 bytes). */
 export interface Identity {
@@ -25,7 +27,7 @@ export interface Identity {
   update?: string;
 }
 
-export const IDENTITY_FIELDS = ['publicKey', 'token', 'url', 'resources', 'ssid', 'password', 'ca', 'update'] as const;
+export const IDENTITY_FIELDS = STORED_KEYS;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
 /** What differs from board to board; the rest may come from the build's keys (a fleet's one url). */
 const REQUIRED: readonly IdentityField[] = ['publicKey', 'token'];
